@@ -1,0 +1,208 @@
+package dev.postbox;
+
+import dev.postbox.id.IdGenerator;
+import dev.postbox.id.SnowflakeIdGenerator;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.Settings;
+import dev.postbox.jdbc.Dialect;
+import dev.postbox.jdbc.Schema;
+import dev.postbox.jdbc.TableNames;
+import dev.postbox.message.MessageEvents;
+import dev.postbox.outbox.Outbox;
+import dev.postbox.query.Queries;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The entry point: one instance per application and database, built once and shared by all threads.
+ *
+ * <pre>{@code
+ * Postbox postbox = Postbox.builder(dataSource).source("order-service").build();
+ * postbox.schema().install();
+ * try (Connection c = dataSource.getConnection()) {
+ *     c.setAutoCommit(false);
+ *     insertOrder(c, order);                                  // the business change
+ *     postbox.outbox().write(c, OutboxEvent.builder()         // the event, same transaction
+ *             .eventNo("ORDER_CREATED:" + order.no()).aggregate("ORDER", order.no())
+ *             .eventType("ORDER_CREATED").channel("MQ").topic("order.event")
+ *             .payload(json).build());
+ *     c.commit();
+ * }
+ * }</pre>
+ */
+public final class Postbox {
+
+    private static final Logger log = LoggerFactory.getLogger(Postbox.class);
+
+    private final Settings settings;
+    private final Outbox outbox;
+    private final MessageEvents messages;
+    private final Queries queries;
+    private final Schema schema;
+
+    private Postbox(Settings settings) {
+        this.settings = settings;
+        this.outbox = Outbox.create(settings);
+        this.messages = MessageEvents.create(settings);
+        this.queries = new Queries(settings);
+        this.schema = new Schema(settings.dataSource(), settings.dialect(), settings.tables(), settings.clock());
+    }
+
+    /** Starts configuring Postbox on {@code dataSource}, the application's own database. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(Objects.requireNonNull(dataSource, "dataSource"));
+    }
+
+    /** Writes outbox events in the caller's transaction. */
+    public Outbox outbox() {
+        return outbox;
+    }
+
+    /** Creates message events and moves them through seed 000's state machine. */
+    public MessageEvents messages() {
+        return messages;
+    }
+
+    /** Seed 000's queries on both tables. */
+    public Queries queries() {
+        return queries;
+    }
+
+    /** The DDL of this dialect and prefix, and its installer. */
+    public Schema schema() {
+        return schema;
+    }
+
+    /** The dialect in use (detected or set). */
+    public Dialect dialect() {
+        return settings.dialect();
+    }
+
+    /** The table names in use. */
+    public TableNames tables() {
+        return settings.tables();
+    }
+
+    /** The frozen settings, for Postbox modules built on the core (relay, starter, server). */
+    public Settings settings() {
+        return settings;
+    }
+
+    /** Configuration of a {@link Postbox}; {@link #build()} validates it and freezes it. Not thread-safe. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private Dialect dialect;
+        private String tablePrefix = PostboxDefaults.TABLE_PREFIX;
+        private Clock clock = Clock.systemUTC();
+        private Integer nodeId;
+        private IdGenerator ids;
+        private int maxPayloadBytes = PostboxDefaults.MAX_PAYLOAD_BYTES;
+        private int maxHeadersBytes = PostboxDefaults.MAX_HEADERS_BYTES;
+        private String source;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /** The database dialect; default: detected from the data source's metadata at {@link #build()}. */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /**
+         * Prefix of every table name; default {@value PostboxDefaults#TABLE_PREFIX}. A lower-case SQL
+         * identifier of at most {@value PostboxDefaults#MAX_TABLE_PREFIX_LENGTH} characters, or empty.
+         */
+        public Builder tablePrefix(String tablePrefix) {
+            this.tablePrefix = tablePrefix;
+            return this;
+        }
+
+        /** Source of every time Postbox writes and compares; default {@link Clock#systemUTC()}. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Node id of the snowflake id generator, 0..{@value SnowflakeIdGenerator#MAX_NODE_ID}; give every
+         * process that writes to the same tables its own. Default: random, logged at build.
+         */
+        public Builder nodeId(int nodeId) {
+            this.nodeId = nodeId;
+            return this;
+        }
+
+        /** Replaces the snowflake id generator; ids must be positive and increasing. */
+        public Builder idGenerator(IdGenerator ids) {
+            this.ids = Objects.requireNonNull(ids, "idGenerator");
+            return this;
+        }
+
+        /** Largest payload in UTF-8 bytes; default {@value PostboxDefaults#MAX_PAYLOAD_BYTES} (1 MiB). */
+        public Builder maxPayloadBytes(int maxPayloadBytes) {
+            this.maxPayloadBytes = maxPayloadBytes;
+            return this;
+        }
+
+        /** Largest header map as JSON in UTF-8 bytes; default {@value PostboxDefaults#MAX_HEADERS_BYTES}. */
+        public Builder maxHeadersBytes(int maxHeadersBytes) {
+            this.maxHeadersBytes = maxHeadersBytes;
+            return this;
+        }
+
+        /** Source written into events that name none (e.g. {@code order-service}); default: none. */
+        public Builder source(String source) {
+            this.source = source;
+            return this;
+        }
+
+        /**
+         * Validates the settings, detects the dialect (one connection) and returns the frozen Postbox.
+         *
+         * @throws ValidationException naming the setting that is out of range
+         */
+        public Postbox build() {
+            TableNames tables = new TableNames(tablePrefix);
+            Check.range("maxPayloadBytes", maxPayloadBytes, 2, 64 * 1024 * 1024);
+            Check.range("maxHeadersBytes", maxHeadersBytes, 2, 1024 * 1024);
+            if (source != null) {
+                Check.key("source", source, 64);
+            }
+            IdGenerator idGenerator = ids;
+            if (idGenerator == null) {
+                int node = nodeId != null ? nodeId : ThreadLocalRandom.current().nextInt(SnowflakeIdGenerator.MAX_NODE_ID + 1);
+                idGenerator = new SnowflakeIdGenerator(node, clock);
+                if (nodeId == null) {
+                    log.info("Postbox id node id not set; using random node id {}. Set nodeId(...) per process"
+                            + " to rule out id collisions between processes", node);
+                }
+            } else if (nodeId != null) {
+                throw new ValidationException("nodeId", "cannot be combined with a custom idGenerator");
+            }
+            Dialect d = dialect != null ? dialect : detect();
+            return new Postbox(new Settings(dataSource, d, tables, clock, idGenerator, maxPayloadBytes,
+                    maxHeadersBytes, source));
+        }
+
+        private Dialect detect() {
+            try (Connection c = dataSource.getConnection()) {
+                Dialect d = Dialect.detect(c);
+                var meta = c.getMetaData();
+                log.info("Postbox detected {} {} (dialect {})", meta.getDatabaseProductName(),
+                        meta.getDatabaseProductVersion(), d.name());
+                return d;
+            } catch (SQLException e) {
+                throw new PostboxSqlException("detecting the database dialect", e);
+            }
+        }
+    }
+}

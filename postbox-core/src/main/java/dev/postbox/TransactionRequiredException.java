@@ -1,0 +1,13 @@
+package dev.postbox;
+
+/**
+ * A write that must share the caller's transaction was given a connection in auto-commit mode.
+ * Postbox refuses rather than commit the event on its own, apart from the business change.
+ */
+public final class TransactionRequiredException extends PostboxException {
+
+    public TransactionRequiredException(String operation) {
+        super(operation + " must run inside the caller's transaction, but the connection is in auto-commit mode;"
+                + " call connection.setAutoCommit(false) (or use @Transactional) and commit after the business change");
+    }
+}

@@ -1,0 +1,84 @@
+package dev.postbox.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/**
+ * What differs between the databases Postbox supports, and nothing else. Detected from
+ * {@link DatabaseMetaData} by {@link #detect(Connection)}; pass one of the constants to
+ * {@code Postbox.builder(...).dialect(...)} to override. Implementations are immutable and thread-safe.
+ */
+public interface Dialect {
+
+    /** PostgreSQL 12 and later (tested on 15). */
+    Dialect POSTGRESQL = new PostgresDialect();
+
+    /** MySQL 8.0 and later, MariaDB 10.6 and later (tested on MariaDB 10.11). */
+    Dialect MYSQL = new MySqlDialect();
+
+    /** H2 2.x. */
+    Dialect H2 = new H2Dialect();
+
+    /** Short name used in logs and errors: {@code postgresql}, {@code mysql}, {@code h2}. */
+    String name();
+
+    /** Folder under {@code db/postbox/} holding this dialect's versioned DDL files. */
+    default String schemaFolder() {
+        return name();
+    }
+
+    /** SQL text that stands for one JSON parameter in an INSERT's VALUES list. */
+    default String jsonParameter() {
+        return "?";
+    }
+
+    /** Binds a JSON document (or null) to a parameter written with {@link #jsonParameter()}. */
+    void bindJson(PreparedStatement ps, int index, String json) throws SQLException;
+
+    /** Binds an instant (or null) to a time column. */
+    void bindTime(PreparedStatement ps, int index, Instant instant) throws SQLException;
+
+    /** Reads an instant (or null) from a time column. */
+    Instant readTime(ResultSet rs, String column) throws SQLException;
+
+    /**
+     * Text appended to a multi-row INSERT so that rows whose key already exists are skipped without an
+     * error and the statement returns the inserted keys, or {@code null} when the database cannot do
+     * that and Postbox must detect the duplicate-key error instead.
+     */
+    default String skipDuplicatesReturning(String keyColumns, String returnedColumn) {
+        return null;
+    }
+
+    /**
+     * Whether {@code e} reports a unique-key violation of the constraint or index named {@code keyName}
+     * (and not of another key, such as the primary key).
+     */
+    boolean isDuplicateKey(SQLException e, String keyName);
+
+    /**
+     * Detects the dialect of the database behind {@code connection}.
+     *
+     * @throws IllegalArgumentException for a database Postbox does not support, naming it
+     */
+    static Dialect detect(Connection connection) throws SQLException {
+        DatabaseMetaData meta = connection.getMetaData();
+        String product = meta.getDatabaseProductName();
+        String lower = product == null ? "" : product.toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("postgresql")) {
+            return POSTGRESQL;
+        }
+        if (lower.contains("mysql") || lower.contains("mariadb")) {
+            return MYSQL;
+        }
+        if (lower.equals("h2")) {
+            return H2;
+        }
+        throw new IllegalArgumentException("unsupported database '" + product + " " + meta.getDatabaseProductVersion()
+                + "': Postbox supports PostgreSQL, MySQL/MariaDB and H2; set the dialect explicitly only for one of these");
+    }
+}

@@ -1,0 +1,53 @@
+package dev.postbox.jdbc;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+
+/**
+ * MySQL 8 and MariaDB: DATETIME(3) columns hold UTC, bound as local date-times so that neither the
+ * driver nor the session time zone shifts them. A duplicate key (error 1062) fails only the statement,
+ * not the transaction, so duplicates are detected from the error.
+ */
+final class MySqlDialect implements Dialect {
+
+    private static final int ER_DUP_ENTRY = 1062;
+
+    @Override
+    public String name() {
+        return "mysql";
+    }
+
+    @Override
+    public void bindJson(PreparedStatement ps, int index, String json) throws SQLException {
+        if (json == null) {
+            ps.setNull(index, Types.VARCHAR);
+        } else {
+            ps.setString(index, json);
+        }
+    }
+
+    @Override
+    public void bindTime(PreparedStatement ps, int index, Instant instant) throws SQLException {
+        if (instant == null) {
+            ps.setNull(index, Types.TIMESTAMP);
+        } else {
+            ps.setObject(index, LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+        }
+    }
+
+    @Override
+    public Instant readTime(ResultSet rs, String column) throws SQLException {
+        LocalDateTime t = rs.getObject(column, LocalDateTime.class);
+        return t == null ? null : t.toInstant(ZoneOffset.UTC);
+    }
+
+    @Override
+    public boolean isDuplicateKey(SQLException e, String keyName) {
+        return e.getErrorCode() == ER_DUP_ENTRY && PostgresDialect.mentions(e, keyName);
+    }
+}

@@ -1,0 +1,199 @@
+package dev.postbox.message;
+
+import dev.postbox.PostboxDefaults;
+import dev.postbox.PostboxSqlException;
+import dev.postbox.TransactionRequiredException;
+import dev.postbox.ValidationException;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.IdempotentInsert;
+import dev.postbox.internal.Settings;
+import dev.postbox.jdbc.Dialect;
+import dev.postbox.outbox.WriteResult;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+
+/** {@link MessageEvents} on plain JDBC; each transition is one conditional UPDATE. */
+final class JdbcMessageEvents implements MessageEvents {
+
+    private record Row(long id, String eventNo, MessageEvent event, String source, int maxRetries, Instant now) {
+    }
+
+    private final Settings settings;
+    private final Dialect dialect;
+    private final IdempotentInsert<Row> insert;
+    private final String claimSql;
+    private final String succeedSql;
+    private final String retrySql;
+    private final String deadSql;
+    private final String deadNowSql;
+    private final String cancelSql;
+
+    JdbcMessageEvents(Settings settings) {
+        this.settings = settings;
+        this.dialect = settings.dialect();
+        String t = settings.tables().message();
+        this.insert = new IdempotentInsert<>(dialect, t,
+                "id, event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, retry_count,"
+                        + " max_retry_count, trace_id, remark, version, deleted, create_time, update_time",
+                "(?, ?, ?, ?, ?, ?, " + dialect.jsonParameter() + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
+                "event_no", "uk_event_no", Row::eventNo, this::bind);
+        this.claimSql = """
+                UPDATE %s
+                   SET event_status = 1, last_handle_time = ?, version = version + 1, update_time = ?
+                 WHERE id = ? AND deleted = 0
+                   AND (event_status = 0 OR (event_status = 3 AND next_retry_time <= ?))""".formatted(t);
+        this.succeedSql = """
+                UPDATE %s
+                   SET event_status = 2, success_time = ?, fail_reason = NULL, next_retry_time = NULL, update_time = ?
+                 WHERE id = ? AND event_status = 1 AND deleted = 0""".formatted(t);
+        this.retrySql = """
+                UPDATE %s
+                   SET event_status = 3, retry_count = retry_count + 1, next_retry_time = ?, fail_reason = ?, update_time = ?
+                 WHERE id = ? AND event_status = 1 AND deleted = 0 AND retry_count < max_retry_count""".formatted(t);
+        this.deadSql = """
+                UPDATE %s
+                   SET event_status = 5, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, update_time = ?
+                 WHERE id = ? AND event_status = 1 AND deleted = 0 AND retry_count >= max_retry_count""".formatted(t);
+        this.deadNowSql = """
+                UPDATE %s
+                   SET event_status = 5, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, update_time = ?
+                 WHERE id = ? AND event_status = 1 AND deleted = 0""".formatted(t);
+        this.cancelSql = """
+                UPDATE %s
+                   SET event_status = 4, fail_reason = ?, next_retry_time = NULL, update_time = ?
+                 WHERE id = ? AND deleted = 0 AND event_status IN (0, 3)""".formatted(t);
+    }
+
+    @Override
+    public WriteResult create(Connection connection, MessageEvent event) {
+        Objects.requireNonNull(connection, "connection");
+        Row row = validate(Objects.requireNonNull(event, "event"));
+        try {
+            if (connection.getAutoCommit()) {
+                throw new TransactionRequiredException("message event create");
+            }
+            boolean inserted = insert.insert(connection, List.of(row))[0];
+            return inserted ? new WriteResult(row.eventNo(), WriteResult.Outcome.INSERTED, row.id())
+                    : new WriteResult(row.eventNo(), WriteResult.Outcome.DUPLICATE, 0);
+        } catch (SQLException e) {
+            throw new PostboxSqlException("message event create into " + settings.tables().message(), e);
+        }
+    }
+
+    @Override
+    public boolean claim(Connection connection, long id) {
+        Instant now = settings.now();
+        return update(connection, "claim of message event " + id, claimSql, ps -> {
+            dialect.bindTime(ps, 1, now);
+            dialect.bindTime(ps, 2, now);
+            ps.setLong(3, id);
+            dialect.bindTime(ps, 4, now);
+        }) == 1;
+    }
+
+    @Override
+    public boolean succeed(Connection connection, long id) {
+        Instant now = settings.now();
+        return update(connection, "success of message event " + id, succeedSql, ps -> {
+            dialect.bindTime(ps, 1, now);
+            dialect.bindTime(ps, 2, now);
+            ps.setLong(3, id);
+        }) == 1;
+    }
+
+    @Override
+    public FailOutcome fail(Connection connection, long id, String reason, Duration retryAfter) {
+        if (retryAfter == null || retryAfter.isNegative()) {
+            throw new ValidationException("retryAfter", "must be zero or positive (was " + retryAfter + ")");
+        }
+        Instant now = settings.now();
+        String clipped = Check.clip(reason, 1000);
+        int retried = update(connection, "failure of message event " + id, retrySql, ps -> {
+            dialect.bindTime(ps, 1, now.plus(retryAfter));
+            ps.setString(2, clipped);
+            dialect.bindTime(ps, 3, now);
+            ps.setLong(4, id);
+        });
+        if (retried == 1) {
+            return FailOutcome.RETRY_SCHEDULED;
+        }
+        return dead(connection, id, clipped, now, deadSql);
+    }
+
+    @Override
+    public FailOutcome failPermanently(Connection connection, long id, String reason) {
+        return dead(connection, id, Check.clip(reason, 1000), settings.now(), deadNowSql);
+    }
+
+    private FailOutcome dead(Connection connection, long id, String reason, Instant now, String sql) {
+        int dead = update(connection, "failure of message event " + id, sql, ps -> {
+            ps.setString(1, reason);
+            dialect.bindTime(ps, 2, now);
+            ps.setLong(3, id);
+        });
+        return dead == 1 ? FailOutcome.DEAD : FailOutcome.NOT_PROCESSING;
+    }
+
+    @Override
+    public boolean cancel(Connection connection, long id, String reason) {
+        String clipped = Check.clip(reason, 1000);
+        Instant now = settings.now();
+        return update(connection, "cancel of message event " + id, cancelSql, ps -> {
+            ps.setString(1, clipped);
+            dialect.bindTime(ps, 2, now);
+            ps.setLong(3, id);
+        }) == 1;
+    }
+
+    private interface Binding {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    private int update(Connection connection, String what, String sql, Binding binding) {
+        Objects.requireNonNull(connection, "connection");
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            binding.bind(ps);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new PostboxSqlException(what, e);
+        }
+    }
+
+    private Row validate(MessageEvent e) {
+        String eventNo = e.eventNo() == null ? UUID.randomUUID().toString() : Check.key("eventNo", e.eventNo(), 64);
+        Check.required("eventType", e.eventType(), 64);
+        Check.required("bizType", e.bizType(), 64);
+        Check.required("bizId", e.bizId(), 64);
+        String source = Check.required("source", e.source() != null ? e.source() : settings.defaultSource(), 64);
+        Check.json("payload", e.payload(), settings.maxPayloadBytes());
+        int maxRetries = e.maxRetries() == null ? PostboxDefaults.MESSAGE_MAX_RETRIES
+                : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
+        Check.optional("traceId", e.traceId(), 128);
+        Check.optional("remark", e.remark(), 500);
+        return new Row(settings.ids().nextId(), eventNo, e, source, maxRetries, settings.now());
+    }
+
+    private int bind(PreparedStatement ps, int i, Row r) throws SQLException {
+        MessageEvent e = r.event();
+        ps.setLong(i++, r.id());
+        ps.setString(i++, r.eventNo());
+        ps.setString(i++, e.eventType());
+        ps.setString(i++, e.bizType());
+        ps.setString(i++, e.bizId());
+        ps.setString(i++, r.source());
+        dialect.bindJson(ps, i++, e.payload());
+        ps.setInt(i++, r.maxRetries());
+        ps.setString(i++, e.traceId());
+        ps.setString(i++, e.remark());
+        dialect.bindTime(ps, i++, r.now());
+        dialect.bindTime(ps, i++, r.now());
+        return i;
+    }
+}

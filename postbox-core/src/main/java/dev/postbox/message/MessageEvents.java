@@ -1,0 +1,59 @@
+package dev.postbox.message;
+
+import dev.postbox.outbox.WriteResult;
+
+import java.sql.Connection;
+import java.time.Duration;
+
+/**
+ * Seed 000's writes on {@code biz_message_event}. Creation joins the caller's transaction; every state
+ * change is one conditional UPDATE whose affected-row count decides the outcome, so concurrent callers
+ * can never both win. Allowed transitions:
+ * <pre>
+ * PENDING -&gt; PROCESSING -&gt; SUCCEEDED
+ * PENDING -&gt; PROCESSING -&gt; FAILED -&gt; PROCESSING ...   (retry, once next_retry_time has passed)
+ * PROCESSING -&gt; DEAD                                  (retries exhausted or not retryable)
+ * PENDING | FAILED -&gt; CANCELLED
+ * </pre>
+ * Thread-safe.
+ */
+public interface MessageEvents {
+
+    /**
+     * Creates an event in the transaction of {@code connection}; a second create with the same
+     * {@code event_no} returns DUPLICATE and changes nothing.
+     *
+     * @throws dev.postbox.ValidationException          bad event, before any SQL
+     * @throws dev.postbox.TransactionRequiredException the connection is in auto-commit mode
+     */
+    WriteResult create(Connection connection, MessageEvent event);
+
+    /**
+     * Claims event {@code id} for handling: PENDING, or FAILED whose next_retry_time has passed, becomes
+     * PROCESSING with {@code last_handle_time = now} and {@code version + 1}.
+     *
+     * @return true only for the one caller that won the event
+     */
+    boolean claim(Connection connection, long id);
+
+    /** PROCESSING becomes SUCCEEDED; false (and nothing changed) from any other status. */
+    boolean succeed(Connection connection, long id);
+
+    /**
+     * Records a failed attempt of a PROCESSING event: {@code retry_count + 1} and {@code fail_reason}
+     * (clipped to 1,000 characters). If a retry is left, the event becomes FAILED, due after
+     * {@code retryAfter}; otherwise it becomes DEAD.
+     */
+    FailOutcome fail(Connection connection, long id, String reason, Duration retryAfter);
+
+    /** Records a failure that must not be retried: PROCESSING becomes DEAD at once. */
+    FailOutcome failPermanently(Connection connection, long id, String reason);
+
+    /** PENDING or FAILED becomes CANCELLED with {@code reason}; false (and nothing changed) otherwise. */
+    boolean cancel(Connection connection, long id, String reason);
+
+    /** The JDBC implementation for frozen {@code settings}. Applications use {@code postbox.messages()}. */
+    static MessageEvents create(dev.postbox.internal.Settings settings) {
+        return new JdbcMessageEvents(settings);
+    }
+}

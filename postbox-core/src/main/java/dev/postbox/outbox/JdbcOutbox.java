@@ -1,0 +1,155 @@
+package dev.postbox.outbox;
+
+import dev.postbox.PostboxDefaults;
+import dev.postbox.PostboxSqlException;
+import dev.postbox.TransactionRequiredException;
+import dev.postbox.ValidationException;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.IdempotentInsert;
+import dev.postbox.internal.Json;
+import dev.postbox.internal.Settings;
+import dev.postbox.jdbc.Dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+
+/** {@link Outbox} on plain JDBC. */
+final class JdbcOutbox implements Outbox {
+
+    /** An event after validation, with everything the INSERT binds. */
+    private record Row(long id, String eventNo, OutboxEvent event, String source, String headersJson,
+                       int maxRetries, Instant now) {
+    }
+
+    private final Settings settings;
+    private final IdempotentInsert<Row> insert;
+
+    JdbcOutbox(Settings settings) {
+        this.settings = settings;
+        Dialect d = settings.dialect();
+        String json = d.jsonParameter();
+        this.insert = new IdempotentInsert<>(d, settings.tables().outbox(),
+                "id, event_no, aggregate_type, aggregate_id, event_type, event_version, event_source, publish_channel,"
+                        + " topic, routing_key, event_payload, event_headers, publish_status, retry_count, max_retry_count,"
+                        + " trace_id, remark, version, deleted, create_time, update_time",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + json + ", " + json + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
+                "event_no", "uk_event_no", Row::eventNo, (ps, i, r) -> bind(ps, i, r, d));
+    }
+
+    @Override
+    public WriteResult write(Connection connection, OutboxEvent event) {
+        Objects.requireNonNull(connection, "connection");
+        Row row = validate(Objects.requireNonNull(event, "event"), settings.now());
+        return insert(connection, List.of(row), "outbox write").get(0);
+    }
+
+    @Override
+    public List<WriteResult> writeAll(Connection connection, List<OutboxEvent> events) {
+        Objects.requireNonNull(connection, "connection");
+        Objects.requireNonNull(events, "events");
+        if (events.isEmpty()) {
+            return List.of();
+        }
+        Instant now = settings.now();
+        List<Row> rows = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            OutboxEvent e = events.get(i);
+            if (e == null) {
+                throw new ValidationException("events[" + i + "]", "must not be null");
+            }
+            try {
+                rows.add(validate(e, now));
+            } catch (ValidationException invalid) {
+                throw invalid.within("events[" + i + "]");
+            }
+        }
+        return insert(connection, rows, "outbox writeAll of " + rows.size() + " events");
+    }
+
+    private List<WriteResult> insert(Connection connection, List<Row> rows, String what) {
+        try {
+            if (connection.getAutoCommit()) {
+                throw new TransactionRequiredException(what);
+            }
+            boolean[] inserted = insert.insert(connection, rows);
+            List<WriteResult> results = new ArrayList<>(rows.size());
+            for (int i = 0; i < rows.size(); i++) {
+                Row r = rows.get(i);
+                results.add(inserted[i]
+                        ? new WriteResult(r.eventNo(), WriteResult.Outcome.INSERTED, r.id())
+                        : new WriteResult(r.eventNo(), WriteResult.Outcome.DUPLICATE, 0));
+            }
+            return results;
+        } catch (SQLException e) {
+            throw new PostboxSqlException(what + " into " + settings.tables().outbox(), e);
+        }
+    }
+
+    private Row validate(OutboxEvent e, Instant now) {
+        String eventNo = e.eventNo() == null ? UUID.randomUUID().toString() : Check.key("eventNo", e.eventNo(), 64);
+        Check.required("aggregateType", e.aggregateType(), 64);
+        Check.required("aggregateId", e.aggregateId(), 64);
+        Check.required("eventType", e.eventType(), 64);
+        Check.range("eventVersion", e.eventVersion(), 1, Integer.MAX_VALUE);
+        String source = Check.required("source", e.source() != null ? e.source() : settings.defaultSource(), 64);
+        Check.required("channel", e.channel(), 32);
+        Check.optional("topic", e.topic(), 128);
+        Check.optional("routingKey", e.routingKey(), 128);
+        Check.json("payload", e.payload(), settings.maxPayloadBytes());
+        String headersJson = headers(e.headers());
+        int maxRetries = e.maxRetries() == null ? PostboxDefaults.OUTBOX_MAX_RETRIES
+                : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
+        Check.optional("traceId", e.traceId(), 128);
+        Check.optional("remark", e.remark(), 500);
+        return new Row(settings.ids().nextId(), eventNo, e, source, headersJson, maxRetries, now);
+    }
+
+    private String headers(Map<String, String> headers) {
+        if (headers.isEmpty()) {
+            return null;
+        }
+        for (Map.Entry<String, String> h : headers.entrySet()) {
+            Check.required("headers", h.getKey(), 128);
+            if (h.getValue() == null) {
+                throw new ValidationException("headers." + h.getKey(), "value is required");
+            }
+            Check.optional("headers." + h.getKey(), h.getValue(), settings.maxHeadersBytes());
+        }
+        String json = Json.writeHeaders(headers);
+        long bytes = Check.utf8Length(json);
+        if (bytes > settings.maxHeadersBytes()) {
+            throw new ValidationException("headers", "must be at most " + settings.maxHeadersBytes()
+                    + " bytes of UTF-8 as JSON (was " + bytes + ")");
+        }
+        return json;
+    }
+
+    private static int bind(PreparedStatement ps, int i, Row r, Dialect d) throws SQLException {
+        OutboxEvent e = r.event();
+        ps.setLong(i++, r.id());
+        ps.setString(i++, r.eventNo());
+        ps.setString(i++, e.aggregateType());
+        ps.setString(i++, e.aggregateId());
+        ps.setString(i++, e.eventType());
+        ps.setInt(i++, e.eventVersion());
+        ps.setString(i++, r.source());
+        ps.setString(i++, e.channel());
+        ps.setString(i++, e.topic());
+        ps.setString(i++, e.routingKey());
+        d.bindJson(ps, i++, e.payload());
+        d.bindJson(ps, i++, r.headersJson());
+        ps.setInt(i++, r.maxRetries());
+        ps.setString(i++, e.traceId());
+        ps.setString(i++, e.remark());
+        d.bindTime(ps, i++, r.now());
+        d.bindTime(ps, i++, r.now());
+        return i;
+    }
+}

@@ -1,0 +1,146 @@
+package dev.postbox.query;
+
+import dev.postbox.PostboxSqlException;
+import dev.postbox.ValidationException;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.Rows;
+import dev.postbox.internal.Settings;
+import dev.postbox.message.MessageRecord;
+import dev.postbox.message.MessageStatus;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** {@link MessageQueries} on plain JDBC. Status codes are literals so that partial indexes apply. */
+final class JdbcMessageQueries implements MessageQueries {
+
+    private static final String COLS = Rows.MESSAGE_COLUMNS;
+
+    private final Settings s;
+    final Keyset<MessageRecord> pending;
+    final Keyset<MessageRecord> dueRetries;
+    final Keyset<MessageRecord> stuck;
+    final Keyset<MessageRecord> byBiz;
+    private final Keyset<MessageRecord> byTraceId;
+    private final Keyset<MessageRecord>[] byStatus;
+    private final Keyset<MessageRecord> mostRetried;
+    final String byEventNoSql;
+    private final String countSql;
+
+    @SuppressWarnings("unchecked")
+    JdbcMessageQueries(Settings settings) {
+        this.s = settings;
+        String t = settings.tables().message();
+        pending = Keyset.byId(COLS, t, "deleted = 0 AND event_status = 0", Rows::message, MessageRecord::id);
+        dueRetries = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = 3 AND next_retry_time <= ?",
+                "next_retry_time", false, Rows::message, MessageRecord::id, MessageRecord::nextRetryTime);
+        stuck = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = 1 AND last_handle_time <= ?",
+                "last_handle_time", false, Rows::message, MessageRecord::id, MessageRecord::lastHandleTime);
+        byBiz = Keyset.byId(COLS, t, "deleted = 0 AND biz_type = ? AND biz_id = ?", Rows::message, MessageRecord::id);
+        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", Rows::message, MessageRecord::id);
+        byStatus = new Keyset[MessageStatus.values().length];
+        for (MessageStatus status : MessageStatus.values()) {
+            byStatus[status.code()] = Keyset.byId(COLS, t, "deleted = 0 AND event_status = " + status.code(),
+                    Rows::message, MessageRecord::id);
+        }
+        mostRetried = Keyset.byTime(COLS, t, "deleted = 0 AND event_status IN (3, 5) AND retry_count >= ?",
+                "update_time", true, Rows::message, MessageRecord::id, MessageRecord::updateTime);
+        byEventNoSql = "SELECT " + COLS + " FROM " + t + " WHERE event_no = ?";
+        countSql = "SELECT event_status, COUNT(*) FROM " + t
+                + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"
+                + " GROUP BY event_status ORDER BY event_status";
+    }
+
+    @Override
+    public Page<MessageRecord> pending(PageRequest page) {
+        return pending.page(s.dataSource(), s.dialect(), page, (ps, d) -> 1, "pending message events");
+    }
+
+    @Override
+    public Page<MessageRecord> dueRetries(PageRequest page) {
+        Instant now = s.now();
+        return dueRetries.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            d.bindTime(ps, 1, now);
+            return 2;
+        }, "due message retries");
+    }
+
+    @Override
+    public Page<MessageRecord> stuckProcessing(Duration olderThan, PageRequest page) {
+        if (olderThan == null || olderThan.isNegative()) {
+            throw new ValidationException("olderThan", "must be zero or positive (was " + olderThan + ")");
+        }
+        Instant cutoff = s.now().minus(olderThan);
+        return stuck.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            d.bindTime(ps, 1, cutoff);
+            return 2;
+        }, "stuck message events");
+    }
+
+    @Override
+    public Page<MessageRecord> byBiz(String bizType, String bizId, PageRequest page) {
+        Check.required("bizType", bizType, 64);
+        Check.required("bizId", bizId, 64);
+        return byBiz.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            ps.setString(1, bizType);
+            ps.setString(2, bizId);
+            return 3;
+        }, "message events of " + bizType + "/" + bizId);
+    }
+
+    @Override
+    public Optional<MessageRecord> byEventNo(String eventNo) {
+        Check.required("eventNo", eventNo, 64);
+        try (Connection c = s.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(byEventNoSql)) {
+            ps.setString(1, eventNo);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(Rows.message(rs, s.dialect())) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new PostboxSqlException("message event by event_no", e);
+        }
+    }
+
+    @Override
+    public Page<MessageRecord> byTraceId(String traceId, PageRequest page) {
+        Check.required("traceId", traceId, 128);
+        return byTraceId.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            ps.setString(1, traceId);
+            return 2;
+        }, "message events by trace id");
+    }
+
+    @Override
+    public Page<MessageRecord> byStatus(MessageStatus status, PageRequest page) {
+        return byStatus[status.code()].page(s.dataSource(), s.dialect(), page, (ps, d) -> 1,
+                "message events in status " + status);
+    }
+
+    @Override
+    public Map<MessageStatus, Long> countByStatus(String eventType, Instant from, Instant to) {
+        Check.required("eventType", eventType, 64);
+        long[] counts = StatusCounts.count(s, countSql, eventType, from, to, "message status counts");
+        Map<MessageStatus, Long> result = new EnumMap<>(MessageStatus.class);
+        for (MessageStatus status : MessageStatus.values()) {
+            result.put(status, counts[status.code()]);
+        }
+        return result;
+    }
+
+    @Override
+    public Page<MessageRecord> mostRetried(int minRetries, PageRequest page) {
+        Check.range("minRetries", minRetries, 0, Integer.MAX_VALUE);
+        return mostRetried.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            ps.setInt(1, minRetries);
+            return 2;
+        }, "most retried message events");
+    }
+}

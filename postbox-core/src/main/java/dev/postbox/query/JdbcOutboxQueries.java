@@ -1,0 +1,153 @@
+package dev.postbox.query;
+
+import dev.postbox.PostboxSqlException;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.Rows;
+import dev.postbox.internal.Settings;
+import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.outbox.OutboxStatus;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/** {@link OutboxQueries} on plain JDBC. Status codes are literals so that partial indexes apply. */
+final class JdbcOutboxQueries implements OutboxQueries {
+
+    private static final String COLS = Rows.OUTBOX_COLUMNS;
+
+    private final Settings s;
+    final Keyset<OutboxRecord> pending;
+    final Keyset<OutboxRecord> dueRetries;
+    final Keyset<OutboxRecord> expiredLeases;
+    final Keyset<OutboxRecord> byAggregate;
+    final Keyset<OutboxRecord> byTraceId;
+    private final Keyset<OutboxRecord>[] byStatus;
+    private final Keyset<OutboxRecord> failedByTopic;
+    private final Keyset<OutboxRecord> mostRetried;
+    final String byEventNoSql;
+    private final String countSql;
+
+    @SuppressWarnings("unchecked")
+    JdbcOutboxQueries(Settings settings) {
+        this.s = settings;
+        String t = settings.tables().outbox();
+        pending = Keyset.byId(COLS, t, "deleted = 0 AND publish_status = 0", Rows::outbox, OutboxRecord::id);
+        dueRetries = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status = 3 AND next_retry_time <= ?",
+                "next_retry_time", false, Rows::outbox, OutboxRecord::id, OutboxRecord::nextRetryTime);
+        expiredLeases = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status = 1 AND lock_until <= ?",
+                "lock_until", false, Rows::outbox, OutboxRecord::id, OutboxRecord::lockUntil);
+        byAggregate = Keyset.byId(COLS, t, "deleted = 0 AND aggregate_type = ? AND aggregate_id = ?",
+                Rows::outbox, OutboxRecord::id);
+        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", Rows::outbox, OutboxRecord::id);
+        byStatus = new Keyset[OutboxStatus.values().length];
+        for (OutboxStatus status : OutboxStatus.values()) {
+            byStatus[status.code()] = Keyset.byId(COLS, t, "deleted = 0 AND publish_status = " + status.code(),
+                    Rows::outbox, OutboxRecord::id);
+        }
+        failedByTopic = Keyset.byTime(COLS, t, "deleted = 0 AND topic = ? AND publish_status = 3",
+                "update_time", true, Rows::outbox, OutboxRecord::id, OutboxRecord::updateTime);
+        mostRetried = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status IN (3, 5) AND retry_count >= ?",
+                "update_time", true, Rows::outbox, OutboxRecord::id, OutboxRecord::updateTime);
+        byEventNoSql = "SELECT " + COLS + " FROM " + t + " WHERE event_no = ?";
+        countSql = "SELECT publish_status, COUNT(*) FROM " + t
+                + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"
+                + " GROUP BY publish_status ORDER BY publish_status";
+    }
+
+    @Override
+    public Page<OutboxRecord> pending(PageRequest page) {
+        return pending.page(s.dataSource(), s.dialect(), page, (ps, d) -> 1, "pending outbox events");
+    }
+
+    @Override
+    public Page<OutboxRecord> dueRetries(PageRequest page) {
+        Instant now = s.now();
+        return dueRetries.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            d.bindTime(ps, 1, now);
+            return 2;
+        }, "due outbox retries");
+    }
+
+    @Override
+    public Page<OutboxRecord> expiredLeases(PageRequest page) {
+        Instant now = s.now();
+        return expiredLeases.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            d.bindTime(ps, 1, now);
+            return 2;
+        }, "expired outbox leases");
+    }
+
+    @Override
+    public Page<OutboxRecord> byAggregate(String aggregateType, String aggregateId, PageRequest page) {
+        Check.required("aggregateType", aggregateType, 64);
+        Check.required("aggregateId", aggregateId, 64);
+        return byAggregate.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            ps.setString(1, aggregateType);
+            ps.setString(2, aggregateId);
+            return 3;
+        }, "outbox events of aggregate " + aggregateType + "/" + aggregateId);
+    }
+
+    @Override
+    public Optional<OutboxRecord> byEventNo(String eventNo) {
+        Check.required("eventNo", eventNo, 64);
+        try (Connection c = s.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(byEventNoSql)) {
+            ps.setString(1, eventNo);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(Rows.outbox(rs, s.dialect())) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new PostboxSqlException("outbox event by event_no", e);
+        }
+    }
+
+    @Override
+    public Page<OutboxRecord> byTraceId(String traceId, PageRequest page) {
+        Check.required("traceId", traceId, 128);
+        return byTraceId.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            ps.setString(1, traceId);
+            return 2;
+        }, "outbox events by trace id");
+    }
+
+    @Override
+    public Page<OutboxRecord> byStatus(OutboxStatus status, PageRequest page) {
+        return byStatus[status.code()].page(s.dataSource(), s.dialect(), page, (ps, d) -> 1,
+                "outbox events in status " + status);
+    }
+
+    @Override
+    public Map<OutboxStatus, Long> countByStatus(String eventType, Instant from, Instant to) {
+        Check.required("eventType", eventType, 64);
+        long[] counts = StatusCounts.count(s, countSql, eventType, from, to, "outbox status counts");
+        Map<OutboxStatus, Long> result = new java.util.EnumMap<>(OutboxStatus.class);
+        for (OutboxStatus status : OutboxStatus.values()) {
+            result.put(status, counts[status.code()]);
+        }
+        return result;
+    }
+
+    @Override
+    public Page<OutboxRecord> failedByTopic(String topic, PageRequest page) {
+        Check.required("topic", topic, 128);
+        return failedByTopic.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            ps.setString(1, topic);
+            return 2;
+        }, "failed outbox events of topic " + topic);
+    }
+
+    @Override
+    public Page<OutboxRecord> mostRetried(int minRetries, PageRequest page) {
+        Check.range("minRetries", minRetries, 0, Integer.MAX_VALUE);
+        return mostRetried.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
+            ps.setInt(1, minRetries);
+            return 2;
+        }, "most retried outbox events");
+    }
+}
