@@ -6,7 +6,8 @@
 -- Adaptations from seed 000's MySQL DDL:
 --   BIGINT UNSIGNED -> BIGINT: H2 has no unsigned types; Postbox ids are positive 63-bit.
 --   DATETIME -> TIMESTAMP(3) WITH TIME ZONE: an absolute instant, as on PostgreSQL.
---   JSON -> JSON: H2's own JSON type (Postbox binds values with FORMAT JSON).
+--   JSON -> JSON: H2's own JSON type (Postbox binds values with FORMAT JSON). H2 stores JSON normalized
+--     (no insignificant whitespace), unlike PostgreSQL and MariaDB, which keep the payload verbatim.
 --   COMMENT '...' -> COMMENT ON; ON UPDATE CURRENT_TIMESTAMP dropped (Postbox sets update_time).
 --   Index names are schema-wide in H2, so each carries its table name; H2 has no partial indexes,
 --   so the unfinished-work index of PostgreSQL is (status, id) here, as on MySQL.

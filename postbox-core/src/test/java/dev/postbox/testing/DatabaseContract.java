@@ -1,0 +1,145 @@
+package dev.postbox.testing;
+
+import dev.postbox.Postbox;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.TimeZone;
+import java.util.function.Consumer;
+
+/**
+ * Base of every conformance suite: one throw-away database per test class with the Postbox schema and
+ * a business table {@code app_order}, emptied before each test. A binding names the database in one
+ * method; a binding may also run the whole suite under another JVM default time zone.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class DatabaseContract {
+
+    /** 2026-03-08T09:59:59.123Z: a US daylight-saving change day, with milliseconds. */
+    public static final Instant START = Instant.parse("2026-03-08T09:59:59.123Z");
+
+    protected TestDatabase db;
+    protected DataSource ds;
+    protected final MutableClock clock = new MutableClock(START);
+    protected Postbox postbox;
+    private TimeZone savedDefault;
+
+    /** The database this binding runs against. */
+    protected abstract TestDatabase newDatabase();
+
+    /** JVM default time zone for the whole suite, or null to keep the machine's. */
+    protected String jvmTimeZone() {
+        return null;
+    }
+
+    @BeforeAll
+    final void createDatabase() throws SQLException {
+        savedDefault = TimeZone.getDefault();
+        if (jvmTimeZone() != null) {
+            TimeZone.setDefault(TimeZone.getTimeZone(jvmTimeZone()));
+        }
+        db = newDatabase();
+        ds = db.dataSource();
+        postbox = newPostbox(b -> { });
+        postbox.schema().install();
+        exec("CREATE TABLE app_order (order_no VARCHAR(64) NOT NULL PRIMARY KEY, amount INT NOT NULL, status VARCHAR(16) NOT NULL)");
+    }
+
+    @AfterAll
+    final void dropDatabase() {
+        try {
+            if (db != null) {
+                db.close();
+            }
+        } finally {
+            TimeZone.setDefault(savedDefault);
+        }
+    }
+
+    @BeforeEach
+    final void emptyTables() throws SQLException {
+        clock.set(START);
+        for (String t : new String[] {"app_order", postbox.tables().outbox(), postbox.tables().message(),
+                postbox.tables().consumeLog(), postbox.tables().compensationLog()}) {
+            exec("DELETE FROM " + t);
+        }
+    }
+
+    /** A Postbox on this database with the test clock, node id 1 and source {@code test-service}. */
+    protected Postbox newPostbox(Consumer<Postbox.Builder> customizer) {
+        Postbox.Builder b = Postbox.builder(ds).clock(clock).nodeId(1).source("test-service");
+        customizer.accept(b);
+        return b.build();
+    }
+
+    protected interface TxWork<T> {
+        T run(Connection c) throws Exception;
+    }
+
+    /** Runs {@code work} in a transaction that commits. */
+    protected <T> T inTx(TxWork<T> work) throws Exception {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (Throwable t) {
+                c.rollback();
+                throw t;
+            }
+        }
+    }
+
+    protected void exec(String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    protected long count(String table) throws SQLException {
+        return queryLong("SELECT COUNT(*) FROM " + table);
+    }
+
+    protected long queryLong(String sql, Object... params) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    protected String queryString(String sql, Object... params) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
+    /** Inserts a business row in the caller's transaction. */
+    protected static void insertOrder(Connection c, String orderNo) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO app_order (order_no, amount, status) VALUES (?, ?, ?)")) {
+            ps.setString(1, orderNo);
+            ps.setInt(2, 1990);
+            ps.setString(3, "CREATED");
+            ps.executeUpdate();
+        }
+    }
+}
