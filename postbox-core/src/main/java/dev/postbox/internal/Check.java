@@ -62,6 +62,11 @@ public final class Check {
         if (value == null) {
             throw new ValidationException(field, "is required (a JSON value of at most " + maxBytes + " bytes)");
         }
+        int lone = loneSurrogate(value);
+        if (lone >= 0) {
+            throw new ValidationException(field, "is not valid Unicode: unpaired surrogate at index " + lone
+                    + " (it would be stored as '?')");
+        }
         long bytes = utf8Length(value);
         if (bytes > maxBytes) {
             throw new ValidationException(field, "must be at most " + maxBytes + " bytes of UTF-8 (was " + bytes + ")");
@@ -70,7 +75,20 @@ public final class Check {
         return value;
     }
 
-    /** UTF-8 length of a string without encoding it. */
+    /** Index of the first unpaired UTF-16 surrogate, or -1. */
+    static int loneSurrogate(CharSequence s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** UTF-8 length of a string without encoding it (an unpaired surrogate counts as 3 bytes). */
     public static long utf8Length(CharSequence s) {
         long bytes = 0;
         for (int i = 0, n = s.length(); i < n; i++) {

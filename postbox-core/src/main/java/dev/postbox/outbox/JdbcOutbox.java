@@ -120,7 +120,7 @@ final class JdbcOutbox implements Outbox {
             if (h.getValue() == null) {
                 throw new ValidationException("headers." + h.getKey(), "value is required");
             }
-            Check.optional("headers." + h.getKey(), h.getValue(), settings.maxHeadersBytes());
+            Check.optional("headers." + h.getKey(), h.getValue(), Integer.MAX_VALUE); // size: checked as JSON below
         }
         String json = Json.writeHeaders(headers);
         long bytes = Check.utf8Length(json);

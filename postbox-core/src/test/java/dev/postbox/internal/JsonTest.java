@@ -1,0 +1,68 @@
+package dev.postbox.internal;
+
+import dev.postbox.ValidationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class JsonTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"{}", "[]", "\"text\"", "12.5", "true", "null", " {\"a\": [1, {\"b\": null}]} ",
+            "{\"emoji\":\"\uD83D\uDE00\"}"})
+    void acceptsAnySingleJsonValue(String json) {
+        assertThatCode(() -> Json.requireValid("payload", json)).doesNotThrowAnyException();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "{", "{\"a\":}", "{'a':1}", "[1,]", "{} []", "tru", "{\"a\":1,\"a\":1}", "NaN"})
+    void rejectsAnythingElseNamingTheField(String json) {
+        assertThatThrownBy(() -> Json.requireValid("payload", json)).isInstanceOf(ValidationException.class)
+                .hasMessageStartingWith("payload:");
+    }
+
+    @Test
+    void reportsWhereTheJsonBreaks() {
+        assertThatThrownBy(() -> Json.requireValid("payload", "{\n  \"a\": 1,\n  \"b\": ]\n}"))
+                .hasMessageContaining("line 3");
+    }
+
+    @Test
+    void headersRoundTripInOrderWithEscapes() {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("z", "quote \" and \\ backslash");
+        headers.put("a", "line\nbreak ✓");
+        String json = Json.writeHeaders(headers);
+        assertThat(Json.readHeaders(json)).containsExactlyEntriesOf(headers);
+        assertThat(Json.readHeaders(null)).isEmpty();
+    }
+
+    @Test
+    void utf8LengthCountsBytesWithoutEncoding() {
+        for (String s : new String[] {"", "abc", "é", "✓", "\uD83D\uDE00", "a\uD83D\uDE00b"}) {
+            assertThat(Check.utf8Length(s)).as(s).isEqualTo(s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+        }
+    }
+
+    @Test
+    void rejectsPayloadWithAnUnpairedSurrogate() {
+        assertThatThrownBy(() -> Check.json("payload", "\"a\uD800b\"", 100))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("unpaired surrogate at index 2");
+        assertThatThrownBy(() -> Check.json("payload", "\"\uDE00\"", 100)).isInstanceOf(ValidationException.class);
+        assertThatCode(() -> Check.json("payload", "\"\uD83D\uDE00\"", 100)).doesNotThrowAnyException();
+    }
+
+    @Test
+    void clipKeepsTextWithinTheLimit() {
+        assertThat(Check.clip("short", 10)).isEqualTo("short");
+        assertThat(Check.clip("x".repeat(20), 10)).hasSize(10).endsWith("…");
+        assertThat(Check.clip(null, 10)).isNull();
+    }
+}
