@@ -46,6 +46,15 @@ public interface Dialect {
     Instant readTime(ResultSet rs, String column) throws SQLException;
 
     /**
+     * Text placed after a table name in FROM to make the planner read {@code indexName}, or "" where the
+     * planner needs no help. MySQL/MariaDB otherwise walk the primary key for {@code ORDER BY id LIMIT n}
+     * and filter most of the history away.
+     */
+    default String forceIndex(String indexName) {
+        return "";
+    }
+
+    /**
      * Text appended to a multi-row INSERT so that rows whose key already exists are skipped without an
      * error and the statement returns the inserted keys, or {@code null} when the database cannot do
      * that and Postbox must detect the duplicate-key error instead.

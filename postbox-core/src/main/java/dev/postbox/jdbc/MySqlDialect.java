@@ -47,6 +47,11 @@ final class MySqlDialect implements Dialect {
     }
 
     @Override
+    public String forceIndex(String indexName) {
+        return " FORCE INDEX (" + indexName + ")";
+    }
+
+    @Override
     public boolean isDuplicateKey(SQLException e, String keyName) {
         return e.getErrorCode() == ER_DUP_ENTRY && PostgresDialect.mentions(e, keyName);
     }

@@ -38,20 +38,21 @@ final class JdbcMessageQueries implements MessageQueries {
     JdbcMessageQueries(Settings settings) {
         this.s = settings;
         String t = settings.tables().message();
-        pending = Keyset.byId(COLS, t, "deleted = 0 AND event_status = 0", Rows::message, MessageRecord::id);
+        String byStatusIndex = t + settings.dialect().forceIndex("idx_status_id");
+        pending = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND event_status = 0", "event_status", Rows::message, MessageRecord::id);
         dueRetries = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = 3 AND next_retry_time <= ?",
-                "next_retry_time", false, Rows::message, MessageRecord::id, MessageRecord::nextRetryTime);
+                "event_status", "next_retry_time", false, Rows::message, MessageRecord::id, MessageRecord::nextRetryTime);
         stuck = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = 1 AND last_handle_time <= ?",
-                "last_handle_time", false, Rows::message, MessageRecord::id, MessageRecord::lastHandleTime);
-        byBiz = Keyset.byId(COLS, t, "deleted = 0 AND biz_type = ? AND biz_id = ?", Rows::message, MessageRecord::id);
-        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", Rows::message, MessageRecord::id);
+                "event_status", "last_handle_time", false, Rows::message, MessageRecord::id, MessageRecord::lastHandleTime);
+        byBiz = Keyset.byId(COLS, t, "deleted = 0 AND biz_type = ? AND biz_id = ?", "biz_type, biz_id", Rows::message, MessageRecord::id);
+        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", "trace_id", Rows::message, MessageRecord::id);
         byStatus = new Keyset[MessageStatus.values().length];
         for (MessageStatus status : MessageStatus.values()) {
-            byStatus[status.code()] = Keyset.byId(COLS, t, "deleted = 0 AND event_status = " + status.code(),
+            byStatus[status.code()] = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND event_status = " + status.code(), "event_status",
                     Rows::message, MessageRecord::id);
         }
         mostRetried = Keyset.byTime(COLS, t, "deleted = 0 AND event_status IN (3, 5) AND retry_count >= ?",
-                "update_time", true, Rows::message, MessageRecord::id, MessageRecord::updateTime);
+                null, "update_time", true, Rows::message, MessageRecord::id, MessageRecord::updateTime);
         byEventNoSql = "SELECT " + COLS + " FROM " + t + " WHERE event_no = ?";
         countSql = "SELECT event_status, COUNT(*) FROM " + t
                 + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"

@@ -36,23 +36,24 @@ final class JdbcOutboxQueries implements OutboxQueries {
     JdbcOutboxQueries(Settings settings) {
         this.s = settings;
         String t = settings.tables().outbox();
-        pending = Keyset.byId(COLS, t, "deleted = 0 AND publish_status = 0", Rows::outbox, OutboxRecord::id);
+        String byStatusIndex = t + settings.dialect().forceIndex("idx_status_id");
+        pending = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND publish_status = 0", "publish_status", Rows::outbox, OutboxRecord::id);
         dueRetries = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status = 3 AND next_retry_time <= ?",
-                "next_retry_time", false, Rows::outbox, OutboxRecord::id, OutboxRecord::nextRetryTime);
+                "publish_status", "next_retry_time", false, Rows::outbox, OutboxRecord::id, OutboxRecord::nextRetryTime);
         expiredLeases = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status = 1 AND lock_until <= ?",
-                "lock_until", false, Rows::outbox, OutboxRecord::id, OutboxRecord::lockUntil);
+                "publish_status", "lock_until", false, Rows::outbox, OutboxRecord::id, OutboxRecord::lockUntil);
         byAggregate = Keyset.byId(COLS, t, "deleted = 0 AND aggregate_type = ? AND aggregate_id = ?",
-                Rows::outbox, OutboxRecord::id);
-        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", Rows::outbox, OutboxRecord::id);
+                "aggregate_type, aggregate_id", Rows::outbox, OutboxRecord::id);
+        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", "trace_id", Rows::outbox, OutboxRecord::id);
         byStatus = new Keyset[OutboxStatus.values().length];
         for (OutboxStatus status : OutboxStatus.values()) {
-            byStatus[status.code()] = Keyset.byId(COLS, t, "deleted = 0 AND publish_status = " + status.code(),
+            byStatus[status.code()] = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND publish_status = " + status.code(), "publish_status",
                     Rows::outbox, OutboxRecord::id);
         }
         failedByTopic = Keyset.byTime(COLS, t, "deleted = 0 AND topic = ? AND publish_status = 3",
-                "update_time", true, Rows::outbox, OutboxRecord::id, OutboxRecord::updateTime);
+                null, "update_time", true, Rows::outbox, OutboxRecord::id, OutboxRecord::updateTime);
         mostRetried = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status IN (3, 5) AND retry_count >= ?",
-                "update_time", true, Rows::outbox, OutboxRecord::id, OutboxRecord::updateTime);
+                null, "update_time", true, Rows::outbox, OutboxRecord::id, OutboxRecord::updateTime);
         byEventNoSql = "SELECT " + COLS + " FROM " + t + " WHERE event_no = ?";
         countSql = "SELECT publish_status, COUNT(*) FROM " + t
                 + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"

@@ -37,14 +37,20 @@ final class Keyset<T> {
     private final Function<T, Long> idOf;
     private final Function<T, Instant> timeOf;
 
-    private Keyset(String columns, String table, String filter, String timeColumn, boolean descending,
-                   Mapper<T> mapper, Function<T, Long> idOf, Function<T, Instant> timeOf) {
-        String head = "SELECT " + columns + " FROM " + table + " WHERE " + filter;
+    private Keyset(String columns, String from, String filter, String sortPrefix, String timeColumn,
+                   boolean descending, Mapper<T> mapper, Function<T, Long> idOf, Function<T, Instant> timeOf) {
+        String head = "SELECT " + columns + " FROM " + from + " WHERE " + filter;
         String dir = descending ? " DESC" : "";
         String cmp = descending ? " < " : " > ";
-        String order = timeColumn == null ? " ORDER BY id" + dir : " ORDER BY " + timeColumn + dir + ", id" + dir;
+        // Columns the filter pins to one value lead the ORDER BY, so that H2 (and any planner that does not
+        // reason about constants) sees the index order; PostgreSQL and MySQL plan it the same either way.
+        String prefix = sortPrefix == null ? "" : String.join(dir + ", ", sortPrefix.split(",\\s*")) + dir + ", ";
+        String order = " ORDER BY " + prefix + (timeColumn == null ? "" : timeColumn + dir + ", ") + "id" + dir;
+        // The redundant bound on the time column lets the index range start at the cursor instead of
+        // re-reading every earlier row of the range on each page.
         String after = timeColumn == null ? " AND id" + cmp + "?"
-                : " AND (" + timeColumn + cmp + "? OR (" + timeColumn + " = ? AND id" + cmp + "?))";
+                : " AND " + timeColumn + (descending ? " <= ?" : " >= ?")
+                + " AND (" + timeColumn + cmp + "? OR (" + timeColumn + " = ? AND id" + cmp + "?))";
         this.sql = head + order + " LIMIT ?";
         this.sqlAfter = head + after + order + " LIMIT ?";
         this.timeColumn = timeColumn;
@@ -53,13 +59,22 @@ final class Keyset<T> {
         this.timeOf = timeOf;
     }
 
-    static <T> Keyset<T> byId(String columns, String table, String filter, Mapper<T> mapper, Function<T, Long> idOf) {
-        return new Keyset<>(columns, table, filter, null, false, mapper, idOf, null);
+    /**
+     * Pages in id order.
+     *
+     * @param from       table name, optionally followed by a dialect's index hint
+     * @param sortPrefix comma-separated columns the filter fixes by equality, or null
+     */
+    static <T> Keyset<T> byId(String columns, String from, String filter, String sortPrefix, Mapper<T> mapper,
+                              Function<T, Long> idOf) {
+        return new Keyset<>(columns, from, filter, sortPrefix, null, false, mapper, idOf, null);
     }
 
-    static <T> Keyset<T> byTime(String columns, String table, String filter, String timeColumn, boolean descending,
-                                Mapper<T> mapper, Function<T, Long> idOf, Function<T, Instant> timeOf) {
-        return new Keyset<>(columns, table, filter, timeColumn, descending, mapper, idOf, timeOf);
+    /** Pages in ({@code timeColumn}, id) order, ascending or descending. */
+    static <T> Keyset<T> byTime(String columns, String from, String filter, String sortPrefix, String timeColumn,
+                                boolean descending, Mapper<T> mapper, Function<T, Long> idOf,
+                                Function<T, Instant> timeOf) {
+        return new Keyset<>(columns, from, filter, sortPrefix, timeColumn, descending, mapper, idOf, timeOf);
     }
 
     /** The SQL text run for a first page (or, with {@code after}, a later one); for EXPLAIN in tests. */
@@ -77,6 +92,7 @@ final class Keyset<T> {
                     ps.setLong(i++, cursor[0]);
                 } else {
                     Instant t = Instant.ofEpochMilli(cursor[0]);
+                    d.bindTime(ps, i++, t);
                     d.bindTime(ps, i++, t);
                     d.bindTime(ps, i++, t);
                     ps.setLong(i++, cursor[1]);

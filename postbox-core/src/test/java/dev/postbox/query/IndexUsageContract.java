@@ -84,6 +84,10 @@ public abstract class IndexUsageContract extends DatabaseContract {
     /** The statement that refreshes the optimizer statistics of {@code tableName}. */
     protected abstract String refreshStatisticsSql(String tableName);
 
+    /** Runs after the bulk status updates, before the statistics are refreshed; by default nothing. */
+    protected void settleAfterUpdates() throws Exception {
+    }
+
     /**
      * Asserts that {@code plan} reads {@code tableName} through one of {@code indexes} and never scans
      * the whole table; {@code what} names the query in the failure message.
@@ -151,6 +155,7 @@ public abstract class IndexUsageContract extends DatabaseContract {
         clock.set(START);
         shapeHistory(outbox, "published_time");
         shapeHistory(message, "success_time");
+        settleAfterUpdates();
         for (Side side : sides()) {
             exec(refreshStatisticsSql(side.name()));
         }
@@ -264,8 +269,11 @@ public abstract class IndexUsageContract extends DatabaseContract {
 
     /**
      * Statuses by {@code MOD(id, 100)}: 0-3 pending, 4-6 failed, 7 in flight, 8-9 dead, 10-99 finished.
-     * Failed rows get one of 30 retry times from 14.5 minutes before to 14.5 minutes after START, so half
-     * are due; in-flight outbox rows hold a lease that expired for half of them.
+     * Failed rows then get one of 60 retry times, 30 seconds apart from 14m45s before START to 14m45s
+     * after it, not in id order, so exactly half are due (about 50 rows share each time, which exercises
+     * the id tie-breaker); half of the in-flight rows hold an expired lease (outbox) or went stale
+     * (message). Per-row values go through a JDBC batch keyed by id: snowflake ids of rows written in the
+     * same millisecond are consecutive, so {@code MOD(id, n)} for large n would not spread evenly.
      */
     private void shapeHistory(Side side, String doneTimeColumn) throws Exception {
         String t = side.name();
@@ -275,25 +283,40 @@ public abstract class IndexUsageContract extends DatabaseContract {
                     + " WHERE MOD(id, 100) >= 10");
             update(c, "UPDATE " + t + " SET " + status + " = 5, retry_count = max_retry_count,"
                     + " fail_reason = 'retries exhausted', update_time = ? WHERE MOD(id, 100) IN (8, 9)", START.minusSeconds(3600));
+            update(c, "UPDATE " + t + " SET " + status + " = 3, retry_count = 1 + MOD(id, 3), fail_reason = 'broker timeout',"
+                    + " update_time = ? WHERE MOD(id, 100) BETWEEN 4 AND 6", START.minusSeconds(600));
+            update(c, "UPDATE " + t + " SET " + status + " = 1, update_time = ? WHERE MOD(id, 100) = 7", START.minusSeconds(180));
+            perRow(c, side, 3, "UPDATE " + t + " SET next_retry_time = ? WHERE id = ?",
+                    i -> START.plusSeconds(30L * ((i * 7) % 60 - 30) + 15));
             if (side.table() == EventTable.OUTBOX) {
-                update(c, "UPDATE " + t + " SET " + status + " = 1, locked_by = 'relay-1', lock_until = ?, last_publish_time = ?"
-                        + " WHERE MOD(id, 200) = 7", START.minusSeconds(120), START.minusSeconds(180));
-                update(c, "UPDATE " + t + " SET " + status + " = 1, locked_by = 'relay-2', lock_until = ?, last_publish_time = ?"
-                        + " WHERE MOD(id, 200) = 107", START.plusSeconds(60), START.minusSeconds(10));
+                perRow(c, side, 1, "UPDATE " + t + " SET locked_by = 'relay-1', last_publish_time = update_time,"
+                        + " lock_until = ? WHERE id = ?", i -> i % 2 == 0 ? START.minusSeconds(120) : START.plusSeconds(60));
             } else {
-                update(c, "UPDATE " + t + " SET " + status + " = 1, last_handle_time = ? WHERE MOD(id, 200) = 7",
-                        START.minusSeconds(900));
-                update(c, "UPDATE " + t + " SET " + status + " = 1, last_handle_time = ? WHERE MOD(id, 200) = 107",
-                        START.minusSeconds(10));
-            }
-            for (int r = 0; r < 30; r++) {
-                int residue = (r / 3) * 100 + 4 + r % 3;
-                update(c, "UPDATE " + t + " SET " + status + " = 3, retry_count = ?, next_retry_time = ?,"
-                                + " fail_reason = 'broker timeout', update_time = ? WHERE MOD(id, 1000) = ?",
-                        1 + r % 3, START.plusSeconds(30L * (2 * r - 29)), START.minusSeconds(600), residue);
+                perRow(c, side, 1, "UPDATE " + t + " SET last_handle_time = ? WHERE id = ?",
+                        i -> i % 2 == 0 ? START.minusSeconds(900) : START.minusSeconds(10));
             }
             return null;
         });
+    }
+
+    /** Sets one time per row of {@code status}, the i-th row by id getting {@code time(i)}. */
+    private void perRow(Connection c, Side side, int status, String sql, java.util.function.IntFunction<Instant> time)
+            throws SQLException {
+        List<Long> ids = new ArrayList<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT id FROM " + side.name()
+                + " WHERE " + side.statusColumn() + " = " + status + " ORDER BY id")) {
+            while (rs.next()) {
+                ids.add(rs.getLong(1));
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < ids.size(); i++) {
+                loaded.dialect().bindTime(ps, 1, time.apply(i));
+                ps.setLong(2, ids.get(i));
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
     }
 
     private void update(Connection c, String sql, Object... params) throws SQLException {
@@ -312,8 +335,15 @@ public abstract class IndexUsageContract extends DatabaseContract {
                 counts.put(rs.getInt(1), rs.getLong(2));
             }
         }
-        System.out.printf(Locale.ROOT, "[%s] %s rows by status: %s, due retries at %s: %d%n", db.kind(), side.name(),
-                counts, START, dueCount(side));
+        String retrySpread;
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT MIN(next_retry_time) AS lo, MAX(next_retry_time) AS hi, COUNT(next_retry_time)"
+                     + " FROM " + side.name() + " WHERE " + side.statusColumn() + " = 3")) {
+            rs.next();
+            retrySpread = loaded.dialect().readTime(rs, "lo") + ".." + loaded.dialect().readTime(rs, "hi") + " (" + rs.getLong(3) + " set)";
+        }
+        System.out.printf(Locale.ROOT, "[%s] %s rows by status: %s; failed rows retry at %s, due at %s: %d%n", db.kind(),
+                side.name(), counts, retrySpread, START, dueCount(side));
         assertThat(counts.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(ROWS);
         assertThat(counts.get(2)).as("finished history").isBetween(ROWS * 85L / 100, ROWS * 95L / 100);
         assertThat(counts.get(0)).as("pending").isBetween(ROWS * 3L / 100, ROWS * 5L / 100);
@@ -383,7 +413,7 @@ public abstract class IndexUsageContract extends DatabaseContract {
             explainAndCheck(failures, side, HotQuery.DUE_RETRIES, "due retries, first page",
                     side.dueRetries().sql(false), List.of(now, PAGE + 1));
             explainAndCheck(failures, side, HotQuery.DUE_RETRIES, "due retries, page after " + after + "/" + afterId,
-                    side.dueRetries().sql(true), List.of(now, after, after, afterId, PAGE + 1));
+                    side.dueRetries().sql(true), List.of(now, after, after, after, afterId, PAGE + 1));
         }
         failures.throwIfAny();
     }
