@@ -1,6 +1,5 @@
 package dev.postbox.query;
 
-import dev.postbox.PostboxSqlException;
 import dev.postbox.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Rows;
@@ -8,10 +7,6 @@ import dev.postbox.internal.Settings;
 import dev.postbox.message.MessageRecord;
 import dev.postbox.message.MessageStatus;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -61,16 +56,13 @@ final class JdbcMessageQueries implements MessageQueries {
 
     @Override
     public Page<MessageRecord> pending(PageRequest page) {
-        return pending.page(s.dataSource(), s.dialect(), page, (ps, d) -> 1, "pending message events");
+        return pending.page(s, page, "pending message events");
     }
 
     @Override
     public Page<MessageRecord> dueRetries(PageRequest page) {
         Instant now = s.now();
-        return dueRetries.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            d.bindTime(ps, 1, now);
-            return 2;
-        }, "due message retries");
+        return dueRetries.page(s, page, "due message retries", now);
     }
 
     @Override
@@ -79,50 +71,31 @@ final class JdbcMessageQueries implements MessageQueries {
             throw new ValidationException("olderThan", "must be zero or positive (was " + olderThan + ")");
         }
         Instant cutoff = s.now().minus(olderThan);
-        return stuck.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            d.bindTime(ps, 1, cutoff);
-            return 2;
-        }, "stuck message events");
+        return stuck.page(s, page, "stuck message events", cutoff);
     }
 
     @Override
     public Page<MessageRecord> byBiz(String bizType, String bizId, PageRequest page) {
         Check.required("bizType", bizType, 64);
         Check.required("bizId", bizId, 64);
-        return byBiz.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            ps.setString(1, bizType);
-            ps.setString(2, bizId);
-            return 3;
-        }, "message events of " + bizType + "/" + bizId);
+        return byBiz.page(s, page, "message events of " + bizType + "/" + bizId, bizType, bizId);
     }
 
     @Override
     public Optional<MessageRecord> byEventNo(String eventNo) {
         Check.required("eventNo", eventNo, 64);
-        try (Connection c = s.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(byEventNoSql)) {
-            ps.setString(1, eventNo);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(Rows.message(rs, s.dialect())) : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw new PostboxSqlException("message event by event_no", e);
-        }
+        return Keyset.one(s, byEventNoSql, eventNo, Rows::message, "message event by event_no");
     }
 
     @Override
     public Page<MessageRecord> byTraceId(String traceId, PageRequest page) {
         Check.required("traceId", traceId, 128);
-        return byTraceId.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            ps.setString(1, traceId);
-            return 2;
-        }, "message events by trace id");
+        return byTraceId.page(s, page, "message events by trace id", traceId);
     }
 
     @Override
     public Page<MessageRecord> byStatus(MessageStatus status, PageRequest page) {
-        return byStatus[status.code()].page(s.dataSource(), s.dialect(), page, (ps, d) -> 1,
-                "message events in status " + status);
+        return byStatus[status.code()].page(s, page, "message events in status " + status);
     }
 
     @Override
@@ -139,9 +112,6 @@ final class JdbcMessageQueries implements MessageQueries {
     @Override
     public Page<MessageRecord> mostRetried(int minRetries, PageRequest page) {
         Check.range("minRetries", minRetries, 0, Integer.MAX_VALUE);
-        return mostRetried.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            ps.setInt(1, minRetries);
-            return 2;
-        }, "most retried message events");
+        return mostRetried.page(s, page, "most retried message events", minRetries);
     }
 }

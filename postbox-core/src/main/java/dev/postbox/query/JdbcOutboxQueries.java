@@ -1,16 +1,11 @@
 package dev.postbox.query;
 
-import dev.postbox.PostboxSqlException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Rows;
 import dev.postbox.internal.Settings;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -62,65 +57,43 @@ final class JdbcOutboxQueries implements OutboxQueries {
 
     @Override
     public Page<OutboxRecord> pending(PageRequest page) {
-        return pending.page(s.dataSource(), s.dialect(), page, (ps, d) -> 1, "pending outbox events");
+        return pending.page(s, page, "pending outbox events");
     }
 
     @Override
     public Page<OutboxRecord> dueRetries(PageRequest page) {
         Instant now = s.now();
-        return dueRetries.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            d.bindTime(ps, 1, now);
-            return 2;
-        }, "due outbox retries");
+        return dueRetries.page(s, page, "due outbox retries", now);
     }
 
     @Override
     public Page<OutboxRecord> expiredLeases(PageRequest page) {
         Instant now = s.now();
-        return expiredLeases.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            d.bindTime(ps, 1, now);
-            return 2;
-        }, "expired outbox leases");
+        return expiredLeases.page(s, page, "expired outbox leases", now);
     }
 
     @Override
     public Page<OutboxRecord> byAggregate(String aggregateType, String aggregateId, PageRequest page) {
         Check.required("aggregateType", aggregateType, 64);
         Check.required("aggregateId", aggregateId, 64);
-        return byAggregate.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            ps.setString(1, aggregateType);
-            ps.setString(2, aggregateId);
-            return 3;
-        }, "outbox events of aggregate " + aggregateType + "/" + aggregateId);
+        return byAggregate.page(s, page, "outbox events of aggregate " + aggregateType + "/" + aggregateId, aggregateType, aggregateId);
     }
 
     @Override
     public Optional<OutboxRecord> byEventNo(String eventNo) {
         Check.required("eventNo", eventNo, 64);
-        try (Connection c = s.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(byEventNoSql)) {
-            ps.setString(1, eventNo);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(Rows.outbox(rs, s.dialect())) : Optional.empty();
-            }
-        } catch (SQLException e) {
-            throw new PostboxSqlException("outbox event by event_no", e);
-        }
+        return Keyset.one(s, byEventNoSql, eventNo, Rows::outbox, "outbox event by event_no");
     }
 
     @Override
     public Page<OutboxRecord> byTraceId(String traceId, PageRequest page) {
         Check.required("traceId", traceId, 128);
-        return byTraceId.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            ps.setString(1, traceId);
-            return 2;
-        }, "outbox events by trace id");
+        return byTraceId.page(s, page, "outbox events by trace id", traceId);
     }
 
     @Override
     public Page<OutboxRecord> byStatus(OutboxStatus status, PageRequest page) {
-        return byStatus[status.code()].page(s.dataSource(), s.dialect(), page, (ps, d) -> 1,
-                "outbox events in status " + status);
+        return byStatus[status.code()].page(s, page, "outbox events in status " + status);
     }
 
     @Override
@@ -137,18 +110,12 @@ final class JdbcOutboxQueries implements OutboxQueries {
     @Override
     public Page<OutboxRecord> failedByTopic(String topic, PageRequest page) {
         Check.required("topic", topic, 128);
-        return failedByTopic.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            ps.setString(1, topic);
-            return 2;
-        }, "failed outbox events of topic " + topic);
+        return failedByTopic.page(s, page, "failed outbox events of topic " + topic, topic);
     }
 
     @Override
     public Page<OutboxRecord> mostRetried(int minRetries, PageRequest page) {
         Check.range("minRetries", minRetries, 0, Integer.MAX_VALUE);
-        return mostRetried.page(s.dataSource(), s.dialect(), page, (ps, d) -> {
-            ps.setInt(1, minRetries);
-            return 2;
-        }, "most retried outbox events");
+        return mostRetried.page(s, page, "most retried outbox events", minRetries);
     }
 }

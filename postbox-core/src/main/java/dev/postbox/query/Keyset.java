@@ -2,9 +2,9 @@ package dev.postbox.query;
 
 import dev.postbox.PostboxSqlException;
 import dev.postbox.ValidationException;
+import dev.postbox.internal.Settings;
 import dev.postbox.jdbc.Dialect;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -20,11 +21,6 @@ import java.util.function.Function;
  * the cursor is the key of the last row returned.
  */
 final class Keyset<T> {
-
-    /** Binds the filter's parameters starting at index 1; returns the next free index. */
-    interface Filter {
-        int bind(PreparedStatement ps, Dialect d) throws SQLException;
-    }
 
     interface Mapper<T> {
         T map(ResultSet rs, Dialect d) throws SQLException;
@@ -82,11 +78,17 @@ final class Keyset<T> {
         return after ? sqlAfter : sql;
     }
 
-    Page<T> page(DataSource dataSource, Dialect d, PageRequest page, Filter filter, String what) {
+    /**
+     * Reads one page. {@code params} are the filter's parameters in order: String, Integer or Instant.
+     *
+     * @param what names the query in an error
+     */
+    Page<T> page(Settings s, PageRequest page, String what, Object... params) {
         long[] cursor = page.after() == null ? null : parse(page.after());
-        try (Connection c = dataSource.getConnection();
+        Dialect d = s.dialect();
+        try (Connection c = s.dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement(cursor == null ? sql : sqlAfter)) {
-            int i = filter.bind(ps, d);
+            int i = bind(ps, d, params);
             if (cursor != null) {
                 if (timeColumn == null) {
                     ps.setLong(i++, cursor[0]);
@@ -113,6 +115,33 @@ final class Keyset<T> {
             String next = timeColumn == null ? Long.toString(idOf.apply(last))
                     : timeOf.apply(last).toEpochMilli() + ":" + idOf.apply(last);
             return new Page<>(items, next);
+        } catch (SQLException e) {
+            throw new PostboxSqlException(what, e);
+        }
+    }
+
+    /** Binds String, Integer and Instant parameters from index 1; returns the next free index. */
+    static int bind(PreparedStatement ps, Dialect d, Object... params) throws SQLException {
+        int i = 1;
+        for (Object p : params) {
+            if (p instanceof Instant t) {
+                d.bindTime(ps, i++, t);
+            } else if (p instanceof Integer n) {
+                ps.setInt(i++, n);
+            } else {
+                ps.setString(i++, (String) p);
+            }
+        }
+        return i;
+    }
+
+    /** The single row {@code sql} (one String parameter) finds, if any. */
+    static <T> Optional<T> one(Settings s, String sql, String key, Mapper<T> mapper, String what) {
+        try (Connection c = s.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(mapper.map(rs, s.dialect())) : Optional.empty();
+            }
         } catch (SQLException e) {
             throw new PostboxSqlException(what, e);
         }
