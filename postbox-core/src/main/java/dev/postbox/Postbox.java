@@ -65,6 +65,14 @@ public final class Postbox {
         return outbox;
     }
 
+    /**
+     * Configures a relay that publishes this outbox through {@code publisher} (a {@link dev.postbox.relay.Routes}
+     * table, an {@link dev.postbox.relay.EventBus} or a transport's publisher).
+     */
+    public dev.postbox.relay.RelayBuilder relay(dev.postbox.spi.Publisher publisher) {
+        return new dev.postbox.relay.RelayBuilder(settings, publisher);
+    }
+
     /** Creates message events and moves them through seed 000's state machine. */
     public MessageEvents messages() {
         return messages;

@@ -31,11 +31,11 @@ import java.util.regex.Pattern;
 public final class Schema {
 
     /** Every schema version, in order. A new version appends a file name here. */
-    static final List<String> VERSIONS = List.of("V1__postbox_tables.sql");
+    static final List<String> VERSIONS = List.of("V1__postbox_tables.sql", "V2__relay.sql");
 
     private static final Logger log = LoggerFactory.getLogger(Schema.class);
     private static final Pattern DEFAULT_NAMES =
-            Pattern.compile("\\bbiz_(?=(outbox_event|message_event|consume_log|compensation_log)\\b|(outbox_event|message_event|consume_log|compensation_log)_)");
+            Pattern.compile("\\bbiz_(?=(outbox_event|message_event|consume_log|compensation_log|admin_log)(\\b|_))");
 
     private final DataSource dataSource;
     private final Dialect dialect;

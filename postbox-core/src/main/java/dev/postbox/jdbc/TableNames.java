@@ -57,6 +57,11 @@ public record TableNames(String prefix) {
         return message() + "_archive";
     }
 
+    /** Who retried or cancelled which event by hand, and why. */
+    public String adminLog() {
+        return prefix + "admin_log";
+    }
+
     /** The table in which the programmatic installer records applied schema versions. */
     public String schemaHistory() {
         return prefix + "postbox_schema";

@@ -1,0 +1,73 @@
+package dev.postbox.relay;
+
+import dev.postbox.internal.Rows;
+import dev.postbox.jdbc.Dialect;
+import dev.postbox.outbox.OutboxRecord;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Databases without SKIP LOCKED (H2, MySQL 5.7): read candidates without locks, then claim each with a
+ * conditional UPDATE on the version that was read; the per-row update count in the JDBC batch says
+ * which rows this relay won. Another relay's claim bumps the version, so two relays never win one row.
+ */
+final class ConditionalClaimer implements Claimer {
+
+    private final Dialect dialect;
+    private final String candidatesSql;
+    private final String claimSql;
+
+    ConditionalClaimer(Dialect dialect, ClaimSql s) {
+        this.dialect = dialect;
+        this.candidatesSql = "SELECT " + s.columns + " FROM " + s.table + " e WHERE " + s.claimable + s.orderGuard
+                + " ORDER BY e.id LIMIT ?";
+        this.claimSql = "UPDATE " + s.table + " SET " + s.leaseSet + " WHERE id = ? AND version = ?"
+                + " AND publish_status IN (0, 1, 3)";
+    }
+
+    @Override
+    public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
+            throws SQLException {
+        List<OutboxRecord> candidates = new ArrayList<>(limit);
+        try (PreparedStatement ps = c.prepareStatement(candidatesSql)) {
+            dialect.bindTime(ps, 1, now);
+            dialect.bindTime(ps, 2, now);
+            ps.setInt(3, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    candidates.add(Rows.outbox(rs, dialect));
+                }
+            }
+        }
+        if (candidates.isEmpty()) {
+            return List.of();
+        }
+        int[] counts;
+        try (PreparedStatement ps = c.prepareStatement(claimSql)) {
+            for (OutboxRecord r : candidates) {
+                ps.setString(1, ClaimSql.LEASE_EXPIRED);
+                ps.setString(2, owner);
+                dialect.bindTime(ps, 3, lockUntil);
+                dialect.bindTime(ps, 4, now);
+                dialect.bindTime(ps, 5, now);
+                ps.setLong(6, r.id());
+                ps.setInt(7, r.version());
+                ps.addBatch();
+            }
+            counts = ps.executeBatch();
+        }
+        List<OutboxRecord> claimed = new ArrayList<>(candidates.size());
+        for (int i = 0; i < candidates.size(); i++) {
+            if (counts[i] == 1) {
+                claimed.add(ClaimSql.leased(candidates.get(i), owner, now, lockUntil));
+            }
+        }
+        return claimed;
+    }
+}

@@ -1,0 +1,60 @@
+package dev.postbox.relay;
+
+import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.spi.PublishResult;
+import dev.postbox.spi.Publisher;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The in-process event bus for channel {@code EVENT_BUS}: delivers each event to the subscribers of its
+ * topic (and to those of {@link #ALL_TOPICS}) on the relay's thread, after the event committed. A
+ * subscriber that throws makes the event fail and be retried (every subscriber sees it again, so
+ * subscribers must be idempotent, as with any broker). An event whose topic has no subscriber is
+ * published to nobody and counts as published. Thread-safe.
+ */
+public final class EventBus implements Publisher {
+
+    /** Subscribe with this topic to receive every event. */
+    public static final String ALL_TOPICS = "*";
+
+    private final Map<String, List<Consumer<OutboxRecord>>> subscribers = new ConcurrentHashMap<>();
+
+    /** Adds {@code subscriber} for events of {@code topic}; returns this bus. */
+    public EventBus subscribe(String topic, Consumer<OutboxRecord> subscriber) {
+        subscribers.computeIfAbsent(Objects.requireNonNull(topic, "topic"), t -> new CopyOnWriteArrayList<>())
+                .add(Objects.requireNonNull(subscriber, "subscriber"));
+        return this;
+    }
+
+    @Override
+    public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
+        List<CompletionStage<PublishResult>> results = new ArrayList<>(records.size());
+        for (OutboxRecord r : records) {
+            results.add(CompletableFuture.completedFuture(deliver(r)));
+        }
+        return results;
+    }
+
+    private PublishResult deliver(OutboxRecord r) {
+        try {
+            for (Consumer<OutboxRecord> s : subscribers.getOrDefault(r.topic() == null ? "" : r.topic(), List.of())) {
+                s.accept(r);
+            }
+            for (Consumer<OutboxRecord> s : subscribers.getOrDefault(ALL_TOPICS, List.of())) {
+                s.accept(r);
+            }
+            return PublishResult.published();
+        } catch (RuntimeException e) {
+            return PublishResult.retry("subscriber failed: " + e);
+        }
+    }
+}

@@ -1,0 +1,114 @@
+package dev.postbox.relay;
+
+import dev.postbox.jdbc.Dialect;
+import dev.postbox.outbox.OutboxRecord;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The relay's writes after a claim. Each is fenced: it changes a row only while this relay still holds
+ * the lease it claimed ({@code locked_by = owner AND version = claimed version AND publish_status = 1}),
+ * so a relay whose lease expired and was taken over can never overwrite the new owner's result.
+ */
+final class Leases {
+
+    /** A failure to record: the new status, the reason and, for a retry, when. */
+    record Failure(OutboxRecord event, boolean dead, String reason, Instant nextRetry, int addRetries) {
+    }
+
+    private final Dialect dialect;
+    private final String table;
+    private final String failSql;
+    private final String releaseSql;
+
+    Leases(Dialect dialect, String table) {
+        this.dialect = dialect;
+        this.table = table;
+        this.failSql = "UPDATE " + table + " SET publish_status = ?, retry_count = retry_count + ?,"
+                + " next_retry_time = ?, fail_reason = ?, locked_by = NULL, lock_until = NULL, update_time = ?"
+                + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1";
+        this.releaseSql = "UPDATE " + table + " SET publish_status = CASE WHEN retry_count > 0 THEN 3 ELSE 0 END,"
+                + " next_retry_time = CASE WHEN retry_count > 0 THEN ? ELSE NULL END, locked_by = NULL,"
+                + " lock_until = NULL, update_time = ?"
+                + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1";
+    }
+
+    /** Marks {@code events} PUBLISHED in one statement; returns how many this relay still held. */
+    int published(Connection c, List<OutboxRecord> events, String owner, Instant now) throws SQLException {
+        if (events.isEmpty()) {
+            return 0;
+        }
+        StringBuilder sql = new StringBuilder("UPDATE ").append(table)
+                .append(" SET publish_status = 2, published_time = ?, fail_reason = NULL, next_retry_time = NULL,")
+                .append(" locked_by = NULL, lock_until = NULL, update_time = ? WHERE id IN (");
+        for (int i = 0; i < events.size(); i++) {
+            sql.append(i == 0 ? "?" : ", ?");
+        }
+        sql.append(") AND locked_by = ? AND publish_status = 1 AND (id, version) IN (");
+        for (int i = 0; i < events.size(); i++) {
+            sql.append(i == 0 ? "(?, ?)" : ", (?, ?)");
+        }
+        sql.append(')');
+        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            int i = 1;
+            dialect.bindTime(ps, i++, now);
+            dialect.bindTime(ps, i++, now);
+            for (OutboxRecord e : events) {
+                ps.setLong(i++, e.id());
+            }
+            ps.setString(i++, owner);
+            for (OutboxRecord e : events) {
+                ps.setLong(i++, e.id());
+                ps.setInt(i++, e.version());
+            }
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Records failures (FAILED with a retry time, or DEAD) in one JDBC batch; returns per-row counts. */
+    int[] failed(Connection c, List<Failure> failures, String owner, Instant now) throws SQLException {
+        if (failures.isEmpty()) {
+            return new int[0];
+        }
+        try (PreparedStatement ps = c.prepareStatement(failSql)) {
+            for (Failure f : failures) {
+                ps.setInt(1, f.dead() ? 5 : 3);
+                ps.setInt(2, f.addRetries());
+                dialect.bindTime(ps, 3, f.dead() ? null : f.nextRetry());
+                ps.setString(4, f.reason());
+                dialect.bindTime(ps, 5, now);
+                ps.setLong(6, f.event().id());
+                ps.setInt(7, f.event().version());
+                ps.setString(8, owner);
+                ps.addBatch();
+            }
+            return ps.executeBatch();
+        }
+    }
+
+    /** Gives leases back unpublished (graceful shutdown): PENDING again, or FAILED due now after failures. */
+    int release(Connection c, List<OutboxRecord> events, String owner, Instant now) throws SQLException {
+        if (events.isEmpty()) {
+            return 0;
+        }
+        int released = 0;
+        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
+            for (OutboxRecord e : events) {
+                dialect.bindTime(ps, 1, now);
+                dialect.bindTime(ps, 2, now);
+                ps.setLong(3, e.id());
+                ps.setInt(4, e.version());
+                ps.setString(5, owner);
+                ps.addBatch();
+            }
+            for (int n : ps.executeBatch()) {
+                released += Math.max(n, 0);
+            }
+        }
+        return released;
+    }
+}

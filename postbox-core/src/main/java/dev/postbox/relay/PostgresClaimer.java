@@ -1,0 +1,56 @@
+package dev.postbox.relay;
+
+import dev.postbox.internal.Rows;
+import dev.postbox.jdbc.Dialect;
+import dev.postbox.outbox.OutboxRecord;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * PostgreSQL: one statement. The candidates are chosen, limited and locked (SKIP LOCKED) in a CTE,
+ * which PostgreSQL evaluates exactly once; the planner trap of {@code UPDATE ... WHERE id IN (SELECT ...
+ * LIMIT n FOR UPDATE SKIP LOCKED)} is that the subquery may be re-run or joined so that more than n rows
+ * are locked and updated.
+ */
+final class PostgresClaimer implements Claimer {
+
+    private final Dialect dialect;
+    final String sql;
+
+    PostgresClaimer(Dialect dialect, ClaimSql s) {
+        this.dialect = dialect;
+        this.sql = "WITH c AS (SELECT e.id FROM " + s.table + " e WHERE " + s.claimable + s.orderGuard
+                + " ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED)"
+                + " UPDATE " + s.table + " AS u SET " + s.leaseSet
+                + " FROM c WHERE u.id = c.id RETURNING " + ClaimSql.qualified("u", Rows.OUTBOX_COLUMNS);
+    }
+
+    @Override
+    public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            dialect.bindTime(ps, 1, now);
+            dialect.bindTime(ps, 2, now);
+            ps.setInt(3, limit);
+            ps.setString(4, ClaimSql.LEASE_EXPIRED);
+            ps.setString(5, owner);
+            dialect.bindTime(ps, 6, lockUntil);
+            dialect.bindTime(ps, 7, now);
+            dialect.bindTime(ps, 8, now);
+            List<OutboxRecord> claimed = new ArrayList<>(limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    claimed.add(Rows.outbox(rs, dialect));
+                }
+            }
+            claimed.sort(java.util.Comparator.comparingLong(OutboxRecord::id));
+            return claimed;
+        }
+    }
+}

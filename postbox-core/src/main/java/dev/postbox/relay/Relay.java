@@ -1,0 +1,369 @@
+package dev.postbox.relay;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.postbox.PostboxSqlException;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.Settings;
+import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.spi.ErrorClassifier;
+import dev.postbox.spi.PublishResult;
+import dev.postbox.spi.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Publishes committed outbox events: claims a batch in one short transaction, publishes it outside any
+ * transaction with a timeout per send, and records every outcome with fenced writes. Any number of
+ * relays (threads or processes) may run against one table. Built by {@code postbox.relay(publisher)};
+ * {@link #start()} runs it on its own thread, {@link #runOnce()} runs one cycle on the caller's.
+ * Thread-safe; {@link #close()} stops claiming, lets the batch in flight finish within the shutdown
+ * timeout and gives back the leases it could not record.
+ */
+public final class Relay implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Relay.class);
+
+    private final Settings settings;
+    private final RelayBuilder config;
+    private final Publisher publisher;
+    private final Claimer claimer;
+    private final Leases leases;
+    private final DataSource pool;
+    private final HikariDataSource ownedPool;
+    private final ReentrantLock cycleLock = new ReentrantLock();
+    private final Object signal = new Object();
+    private boolean woken;
+    private volatile boolean running;
+    private volatile List<OutboxRecord> inFlight = List.of();
+    private Thread thread;
+
+    Relay(Settings settings, RelayBuilder config) {
+        this.settings = settings;
+        this.config = config;
+        this.publisher = config.publisher;
+        ClaimSql sql = new ClaimSql(settings.tables().outbox(), config.ordered, config.unorderedTopics);
+        this.claimer = Claimer.forDialect(settings.dialect(), sql);
+        this.leases = new Leases(settings.dialect(), settings.tables().outbox());
+        if (config.dataSource != null) {
+            this.pool = config.dataSource;
+            this.ownedPool = null;
+        } else {
+            this.ownedPool = ownPool(settings.dataSource(), config);
+            this.pool = ownedPool;
+        }
+    }
+
+    private static HikariDataSource ownPool(DataSource app, RelayBuilder config) {
+        HikariConfig cfg = new HikariConfig();
+        if (app instanceof HikariDataSource hikari) {
+            hikari.copyStateTo(cfg); // same database and credentials, but never the same connections
+        } else {
+            cfg.setDataSource(app);
+        }
+        cfg.setPoolName("postbox-relay-" + config.instanceId);
+        cfg.setMaximumPoolSize(config.poolSize);
+        cfg.setMinimumIdle(1);
+        cfg.setAutoCommit(false);
+        cfg.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        cfg.setRegisterMbeans(false);
+        return new HikariDataSource(cfg);
+    }
+
+    /** This relay's {@code locked_by}. */
+    public String instanceId() {
+        return config.instanceId;
+    }
+
+    /** Starts the relay's thread; returns this relay. Calling it twice is an error. */
+    public synchronized Relay start() {
+        if (thread != null) {
+            throw new IllegalStateException("relay " + config.instanceId + " was already started");
+        }
+        running = true;
+        thread = new Thread(this::loop, "postbox-relay-" + config.instanceId);
+        thread.setDaemon(true);
+        thread.start();
+        log.info("Relay {} started: batch {}, lease {}, send timeout {}, {} ({})", config.instanceId, config.batchSize,
+                config.lease, config.sendTimeout, config.ordered ? "ordered per aggregate" : "unordered",
+                settings.dialect().name());
+        return this;
+    }
+
+    /** Ends the current idle wait at once (after a commit in this JVM, or a database notification). */
+    public void wakeUp() {
+        synchronized (signal) {
+            woken = true;
+            signal.notifyAll();
+        }
+    }
+
+    private void loop() {
+        long idleMs = config.pollMin.toMillis();
+        while (running) {
+            try {
+                Cycle cycle = runOnce();
+                if (cycle.claimed() > 0) {
+                    idleMs = config.pollMin.toMillis();
+                    continue;
+                }
+            } catch (RuntimeException e) {
+                log.warn("Relay {}: cycle failed, backing off: {}", config.instanceId, e.toString());
+                idleMs = Math.max(idleMs, config.pollMax.toMillis());
+            }
+            synchronized (signal) {
+                if (!woken && running) {
+                    try {
+                        signal.wait(Math.max(1, idleMs));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+                if (woken) {
+                    woken = false;
+                    idleMs = config.pollMin.toMillis();
+                } else {
+                    idleMs = Math.min(idleMs * 2, config.pollMax.toMillis());
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs one cycle on the calling thread: claim up to the batch size, publish, record. Serialized with
+     * the relay's own thread.
+     */
+    public Cycle runOnce() {
+        cycleLock.lock();
+        try {
+            return cycle();
+        } finally {
+            cycleLock.unlock();
+        }
+    }
+
+    private Cycle cycle() {
+        long started = System.nanoTime();
+        Instant now = settings.now();
+        List<OutboxRecord> claimed = claim(now);
+        if (claimed.isEmpty()) {
+            return Cycle.EMPTY;
+        }
+        inFlight = claimed;
+        try {
+            safely(() -> config.listener.claimed(config.instanceId, claimed.size(), Duration.ofNanos(System.nanoTime() - started)));
+            List<OutboxRecord> toSend = new ArrayList<>(claimed.size());
+            List<Leases.Failure> failures = new ArrayList<>();
+            for (OutboxRecord r : claimed) {
+                if (r.retryCount() > r.maxRetryCount()) { // its expired lease used up the last retry
+                    failures.add(new Leases.Failure(r, true, "retries exhausted: " + ClaimSql.LEASE_EXPIRED, null, 0));
+                } else {
+                    toSend.add(r);
+                }
+            }
+            List<PublishResult> results = publish(toSend);
+            Instant done = settings.now();
+            List<OutboxRecord> published = new ArrayList<>(toSend.size());
+            for (int i = 0; i < toSend.size(); i++) {
+                OutboxRecord r = toSend.get(i);
+                PublishResult result = results.get(i);
+                if (result.kind() == PublishResult.Kind.PUBLISHED) {
+                    published.add(r);
+                } else {
+                    failures.add(failure(r, result, done));
+                }
+            }
+            return record(published, failures, done, started);
+        } finally {
+            inFlight = List.of();
+        }
+    }
+
+    private List<OutboxRecord> claim(Instant now) {
+        try (Connection c = pool.getConnection()) {
+            try {
+                List<OutboxRecord> claimed = claimer.claim(c, config.batchSize, config.instanceId, now, now.plus(config.lease));
+                c.commit();
+                return claimed;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new PostboxSqlException("relay " + config.instanceId + " claim", e);
+        }
+    }
+
+    private List<PublishResult> publish(List<OutboxRecord> batch) {
+        List<PublishResult> results = new ArrayList<>(batch.size());
+        if (batch.isEmpty()) {
+            return results;
+        }
+        List<CompletionStage<PublishResult>> stages;
+        try {
+            stages = publisher.publish(batch);
+        } catch (RuntimeException e) {
+            stages = null;
+            for (int i = 0; i < batch.size(); i++) {
+                results.add(classify(e));
+            }
+            return results;
+        }
+        if (stages == null || stages.size() != batch.size()) {
+            PublishResult wrong = PublishResult.retry("publisher returned " + (stages == null ? "null" : stages.size())
+                    + " outcomes for " + batch.size() + " events");
+            batch.forEach(r -> results.add(wrong));
+            return results;
+        }
+        long deadline = System.nanoTime() + config.sendTimeout.toNanos();
+        for (CompletionStage<PublishResult> stage : stages) {
+            try {
+                PublishResult r = stage.toCompletableFuture().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                results.add(r == null ? PublishResult.retry("publisher returned no outcome") : r);
+            } catch (TimeoutException e) {
+                results.add(PublishResult.retry("publish timed out after " + config.sendTimeout));
+            } catch (ExecutionException e) {
+                results.add(classify(e.getCause() == null ? e : e.getCause()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                results.add(PublishResult.retry("relay interrupted while waiting for the publisher"));
+            }
+        }
+        return results;
+    }
+
+    private PublishResult classify(Throwable error) {
+        String reason = error.getClass().getSimpleName() + ": " + error.getMessage();
+        return config.classifier.classify(error) == ErrorClassifier.Decision.DEAD
+                ? PublishResult.dead(reason) : PublishResult.retry(reason);
+    }
+
+    private Leases.Failure failure(OutboxRecord r, PublishResult result, Instant now) {
+        String reason = Check.clip(result.reason(), 1000);
+        int failures = r.retryCount() + 1;
+        if (result.kind() == PublishResult.Kind.DEAD) {
+            return new Leases.Failure(r, true, reason, null, 1);
+        }
+        if (failures > r.maxRetryCount()) {
+            return new Leases.Failure(r, true, Check.clip("retries exhausted (" + r.maxRetryCount() + "): " + reason, 1000), null, 1);
+        }
+        Duration delay = config.retryPolicies.getOrDefault(r.eventType(), config.retryPolicy).delay(failures);
+        if (result.retryAfter() != null && result.retryAfter().compareTo(delay) > 0) {
+            delay = result.retryAfter();
+        }
+        return new Leases.Failure(r, false, reason, now.plus(delay), 1);
+    }
+
+    private Cycle record(List<OutboxRecord> published, List<Leases.Failure> failures, Instant now, long started) {
+        int recordedOk;
+        int[] failedCounts;
+        try (Connection c = pool.getConnection()) {
+            try {
+                recordedOk = leases.published(c, published, config.instanceId, now);
+                failedCounts = leases.failed(c, failures, config.instanceId, now);
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new PostboxSqlException("relay " + config.instanceId + " recording claimed=" + (published.size()
+                    + failures.size()) + ", published=" + published.size() + ", failed=" + failures.size(), e);
+        }
+        int fenced = published.size() - recordedOk;
+        int failed = 0;
+        int dead = 0;
+        for (int i = 0; i < failures.size(); i++) {
+            Leases.Failure f = failures.get(i);
+            if (failedCounts[i] == 0) {
+                fenced++;
+                continue;
+            }
+            if (f.dead()) {
+                dead++;
+                safely(() -> config.listener.dead(f.event(), f.reason()));
+            } else {
+                failed++;
+                safely(() -> config.listener.failed(f.event(), f.reason(), f.nextRetry()));
+            }
+        }
+        for (OutboxRecord r : published) {
+            safely(() -> config.listener.published(r, Duration.between(r.createTime(), now)));
+        }
+        if (fenced > 0) {
+            log.warn("Relay {}: {} outcomes not recorded: their leases expired and another relay took them over",
+                    config.instanceId, fenced);
+        }
+        Cycle cycle = new Cycle(published.size() + failures.size(), recordedOk, failed, dead, fenced);
+        safely(() -> config.listener.batch(config.instanceId, cycle.claimed(), cycle.published(), cycle.failed(),
+                cycle.dead(), Duration.ofNanos(System.nanoTime() - started)));
+        return cycle;
+    }
+
+    private void safely(Runnable hook) {
+        try {
+            hook.run();
+        } catch (RuntimeException e) {
+            log.warn("Relay {}: listener failed: {}", config.instanceId, e.toString());
+        }
+    }
+
+    /**
+     * Stops claiming, waits up to the shutdown timeout for the batch in flight, gives back the leases it
+     * could not record (PENDING, or FAILED due now), and closes the relay's own pool.
+     */
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            running = false;
+            t = thread;
+        }
+        wakeUp();
+        if (t != null) {
+            try {
+                t.join(config.shutdownTimeout.toMillis());
+                if (t.isAlive()) {
+                    t.interrupt();
+                    t.join(1000);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        List<OutboxRecord> unrecorded = inFlight;
+        if (!unrecorded.isEmpty()) {
+            try (Connection c = pool.getConnection()) {
+                int released = leases.release(c, unrecorded, config.instanceId, settings.now());
+                c.commit();
+                log.info("Relay {}: gave back {} of {} unrecorded leases", config.instanceId, released, unrecorded.size());
+            } catch (SQLException e) {
+                log.warn("Relay {}: could not give back {} leases; they expire after {}: {}", config.instanceId,
+                        unrecorded.size(), config.lease, e.toString());
+            }
+        }
+        if (ownedPool != null) {
+            ownedPool.close();
+        }
+        log.info("Relay {} stopped", config.instanceId);
+    }
+
+    Map<String, RetryPolicy> retryPolicies() {
+        return config.retryPolicies;
+    }
+}

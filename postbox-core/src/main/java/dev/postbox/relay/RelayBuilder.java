@@ -1,0 +1,189 @@
+package dev.postbox.relay;
+
+import dev.postbox.ValidationException;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.Settings;
+import dev.postbox.spi.ErrorClassifier;
+import dev.postbox.spi.Publisher;
+
+import javax.sql.DataSource;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Configures a {@link Relay}; obtained from {@code postbox.relay(publisher)}. {@link #build()} validates
+ * every setting (naming the one that is wrong) and freezes it. Not thread-safe.
+ */
+public final class RelayBuilder {
+
+    final Settings settings;
+    final Publisher publisher;
+    String instanceId = defaultInstanceId();
+    int batchSize = RelayDefaults.BATCH_SIZE;
+    Duration lease = RelayDefaults.LEASE;
+    Duration sendTimeout = RelayDefaults.SEND_TIMEOUT;
+    Duration pollMin = RelayDefaults.POLL_MIN;
+    Duration pollMax = RelayDefaults.POLL_MAX;
+    int poolSize = RelayDefaults.POOL_SIZE;
+    Duration shutdownTimeout = RelayDefaults.SHUTDOWN_TIMEOUT;
+    boolean ordered = true;
+    Set<String> unorderedTopics = new LinkedHashSet<>();
+    RetryPolicy retryPolicy = RetryPolicy.exponential();
+    Map<String, RetryPolicy> retryPolicies = new HashMap<>();
+    ErrorClassifier classifier = ErrorClassifier.DEFAULT;
+    RelayListener listener = RelayListener.NOOP;
+    DataSource dataSource;
+
+    /** Used by {@code Postbox#relay}. */
+    public RelayBuilder(Settings settings, Publisher publisher) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.publisher = Objects.requireNonNull(publisher, "publisher");
+    }
+
+    private static String defaultInstanceId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            host = "host";
+        }
+        String id = host + "-" + ManagementFactory.getRuntimeMXBean().getPid() + "-"
+                + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+        return id.length() > 100 ? id.substring(id.length() - 100) : id;
+    }
+
+    /** The {@code locked_by} of this relay, unique among relays; default host-pid-random. At most 128 characters. */
+    public RelayBuilder instanceId(String instanceId) {
+        this.instanceId = instanceId;
+        return this;
+    }
+
+    /** Events claimed per cycle, 1..{@value RelayDefaults#MAX_BATCH_SIZE}; default {@value RelayDefaults#BATCH_SIZE}. */
+    public RelayBuilder batchSize(int batchSize) {
+        this.batchSize = batchSize;
+        return this;
+    }
+
+    /** How long a claim holds its events; must exceed the send timeout. Default 60 s. */
+    public RelayBuilder leaseDuration(Duration lease) {
+        this.lease = lease;
+        return this;
+    }
+
+    /** Longest wait for one batch's outcomes; unfinished sends are retried. Default 10 s. */
+    public RelayBuilder sendTimeout(Duration sendTimeout) {
+        this.sendTimeout = sendTimeout;
+        return this;
+    }
+
+    /** Idle polling: starts at {@code min} after an empty claim, doubles up to {@code max}. Default 10 ms..500 ms. */
+    public RelayBuilder pollInterval(Duration min, Duration max) {
+        this.pollMin = min;
+        this.pollMax = max;
+        return this;
+    }
+
+    /** Connections of the relay's own pool; default {@value RelayDefaults#POOL_SIZE}. */
+    public RelayBuilder poolSize(int poolSize) {
+        this.poolSize = poolSize;
+        return this;
+    }
+
+    /** How long close() waits for the batch in flight; default 15 s. */
+    public RelayBuilder shutdownTimeout(Duration shutdownTimeout) {
+        this.shutdownTimeout = shutdownTimeout;
+        return this;
+    }
+
+    /**
+     * Per-aggregate order (default true): an event is published only after every earlier event of its
+     * aggregate is PUBLISHED or CANCELLED. False publishes in any order, for throughput.
+     */
+    public RelayBuilder ordered(boolean ordered) {
+        this.ordered = ordered;
+        return this;
+    }
+
+    /** Topics whose events are published in any order even when the relay is ordered. */
+    public RelayBuilder unorderedTopics(Set<String> topics) {
+        this.unorderedTopics = new LinkedHashSet<>(topics);
+        return this;
+    }
+
+    /** Backoff after a failure; default {@link RetryPolicy#exponential()} (1 s doubling, capped at 5 min, jittered). */
+    public RelayBuilder retryPolicy(RetryPolicy policy) {
+        this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy");
+        return this;
+    }
+
+    /** Backoff for events of one type, overriding the default policy. */
+    public RelayBuilder retryPolicy(String eventType, RetryPolicy policy) {
+        this.retryPolicies.put(Objects.requireNonNull(eventType, "eventType"), Objects.requireNonNull(policy, "retryPolicy"));
+        return this;
+    }
+
+    /** Decides RETRY or DEAD for a publisher's exception; default {@link ErrorClassifier#DEFAULT}. */
+    public RelayBuilder errorClassifier(ErrorClassifier classifier) {
+        this.classifier = Objects.requireNonNull(classifier, "errorClassifier");
+        return this;
+    }
+
+    /** Metrics and tracing hooks; default {@link RelayListener#NOOP}. */
+    public RelayBuilder listener(RelayListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /**
+     * A data source reserved for this relay (e.g. its own small pool), used as is and not closed by the
+     * relay. Default: a HikariCP pool of {@code poolSize} connections opened by the relay on the
+     * application's database: its settings are copied when the application's data source is HikariCP,
+     * otherwise it draws physical connections from it. Never the application's own pool.
+     */
+    public RelayBuilder dataSource(DataSource dataSource) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        return this;
+    }
+
+    /** Validates and builds the relay (not started). */
+    public Relay build() {
+        Check.key("instanceId", instanceId, 128);
+        Check.range("batchSize", batchSize, 1, RelayDefaults.MAX_BATCH_SIZE);
+        Check.range("poolSize", poolSize, 1, 64);
+        positive("leaseDuration", lease);
+        positive("sendTimeout", sendTimeout);
+        positive("pollInterval.min", pollMin);
+        positive("pollInterval.max", pollMax);
+        positive("shutdownTimeout", shutdownTimeout);
+        if (lease.compareTo(sendTimeout) <= 0) {
+            throw new ValidationException("leaseDuration", "must be longer than sendTimeout " + sendTimeout
+                    + " (was " + lease + "), or events would be claimed again while still being sent");
+        }
+        if (pollMax.compareTo(pollMin) < 0) {
+            throw new ValidationException("pollInterval.max", "must be at least pollInterval.min " + pollMin
+                    + " (was " + pollMax + ")");
+        }
+        for (String topic : unorderedTopics) {
+            Check.required("unorderedTopics", topic, 128);
+        }
+        return new Relay(settings, this);
+    }
+
+    /** Builds and starts the relay. */
+    public Relay start() {
+        return build().start();
+    }
+
+    private static void positive(String field, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new ValidationException(field, "must be a positive duration (was " + d + ")");
+        }
+    }
+}
