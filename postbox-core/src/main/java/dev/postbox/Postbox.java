@@ -46,6 +46,7 @@ public final class Postbox {
     private final MessageEvents messages;
     private final Queries queries;
     private final Schema schema;
+    private final dev.postbox.admin.Admin admin;
 
     private Postbox(Settings settings) {
         this.settings = settings;
@@ -53,6 +54,7 @@ public final class Postbox {
         this.messages = MessageEvents.create(settings);
         this.queries = new Queries(settings);
         this.schema = new Schema(settings.dataSource(), settings.dialect(), settings.tables(), settings.clock());
+        this.admin = dev.postbox.admin.Admin.create(settings);
     }
 
     /** Starts configuring Postbox on {@code dataSource}, the application's own database. */
@@ -73,9 +75,23 @@ public final class Postbox {
         return new dev.postbox.relay.RelayBuilder(settings, publisher);
     }
 
+    /**
+     * Tells the relays of this Postbox running in this JVM that events were just committed, so they claim
+     * at once instead of at their next poll. Call it after the commit (the Spring starter does, from
+     * {@code afterCommit}); calling it before the commit only wastes one claim.
+     */
+    public void wakeRelays() {
+        settings.wakeUps().fire();
+    }
+
     /** Creates message events and moves them through seed 000's state machine. */
     public MessageEvents messages() {
         return messages;
+    }
+
+    /** A person's retry and cancel of outbox events, recorded with who and why. */
+    public dev.postbox.admin.Admin admin() {
+        return admin;
     }
 
     /** Seed 000's queries on both tables. */
@@ -114,6 +130,7 @@ public final class Postbox {
         private int maxPayloadBytes = PostboxDefaults.MAX_PAYLOAD_BYTES;
         private int maxHeadersBytes = PostboxDefaults.MAX_HEADERS_BYTES;
         private String source;
+        private boolean notifyOnWrite = true;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -174,6 +191,17 @@ public final class Postbox {
         }
 
         /**
+         * On PostgreSQL, whether each write (or writeAll) also issues one {@code pg_notify} in the same
+         * transaction, which PostgreSQL delivers once per transaction at commit and which wakes listening
+         * relays within milliseconds. Default true; turn it off for write-heavy workloads where relays
+         * polling at their interval is latency enough. Ignored on other databases.
+         */
+        public Builder notifyOnWrite(boolean notifyOnWrite) {
+            this.notifyOnWrite = notifyOnWrite;
+            return this;
+        }
+
+        /**
          * Validates the settings, detects the dialect (one connection) and returns the frozen Postbox.
          *
          * @throws ValidationException naming the setting that is out of range
@@ -198,7 +226,7 @@ public final class Postbox {
             }
             Dialect d = dialect != null ? dialect : detect();
             return new Postbox(new Settings(dataSource, d, tables, clock, idGenerator, maxPayloadBytes,
-                    maxHeadersBytes, source));
+                    maxHeadersBytes, source, notifyOnWrite && d == Dialect.POSTGRESQL, new dev.postbox.internal.WakeUps()));
         }
 
         private Dialect detect() {

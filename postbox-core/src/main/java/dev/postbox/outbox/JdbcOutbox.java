@@ -79,6 +79,9 @@ final class JdbcOutbox implements Outbox {
                 throw new TransactionRequiredException(what);
             }
             boolean[] inserted = insert.insert(connection, rows);
+            if (settings.notifyOnWrite() && anyTrue(inserted)) {
+                notifyRelays(connection);
+            }
             List<WriteResult> results = new ArrayList<>(rows.size());
             for (int i = 0; i < rows.size(); i++) {
                 Row r = rows.get(i);
@@ -89,6 +92,23 @@ final class JdbcOutbox implements Outbox {
             return results;
         } catch (SQLException e) {
             throw new PostboxSqlException(what + " into " + settings.tables().outbox(), e);
+        }
+    }
+
+    private static boolean anyTrue(boolean[] values) {
+        for (boolean v : values) {
+            if (v) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** One NOTIFY, delivered by PostgreSQL at commit and only once per transaction however often it is sent. */
+    private void notifyRelays(Connection connection) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_notify(?, '')")) {
+            ps.setString(1, settings.notifyChannel());
+            ps.execute();
         }
     }
 

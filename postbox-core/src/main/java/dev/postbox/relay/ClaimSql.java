@@ -23,32 +23,53 @@ final class ClaimSql {
     /** The SET list of the claim; parameters: reason, owner, lock_until, now (last_publish_time), now. */
     final String leaseSet;
 
+    /** Pending, due and expired candidates in their index order; each takes (limit) or (now, limit). */
+    final String pendingSelect;
+    final String dueSelect;
+    final String expiredSelect;
+
     ClaimSql(String table, boolean ordered, Set<String> unorderedTopics) {
+        this(table, ordered, unorderedTopics, false, "");
+    }
+
+    /**
+     * @param statusProbes write the order guard as one probe per blocking status, for planners (MySQL, H2)
+     *                     that cannot use an IN list in the middle of the (aggregate, status, id) index
+     * @param pendingHint  index hint for the pending select (MySQL)
+     */
+    ClaimSql(String table, boolean ordered, Set<String> unorderedTopics, boolean statusProbes, String pendingHint) {
         this.table = table;
         this.claimable = "e.deleted = 0 AND e.publish_status IN (0, 1, 3) AND (e.publish_status = 0"
                 + " OR (e.publish_status = 3 AND e.next_retry_time <= ?) OR (e.publish_status = 1 AND e.lock_until <= ?))";
-        this.orderGuard = ordered ? guard(table, unorderedTopics) : "";
+        this.orderGuard = ordered ? guard(table, unorderedTopics, statusProbes) : "";
         // retry_count and fail_reason come first: MySQL evaluates SET left to right with new values
         this.leaseSet = "retry_count = CASE WHEN publish_status = 1 THEN retry_count + 1 ELSE retry_count END,"
                 + " fail_reason = CASE WHEN publish_status = 1 THEN ? ELSE fail_reason END,"
                 + " publish_status = 1, locked_by = ?, lock_until = ?, last_publish_time = ?,"
                 + " version = version + 1, update_time = ?";
+        String head = "SELECT " + columns + " FROM " + table + " e";
+        this.pendingSelect = head + pendingHint + " WHERE e.deleted = 0 AND e.publish_status = 0" + orderGuard
+                + " ORDER BY e.publish_status, e.id LIMIT ?";
+        this.dueSelect = head + " WHERE e.deleted = 0 AND e.publish_status = 3 AND e.next_retry_time <= ?" + orderGuard
+                + " ORDER BY e.publish_status, e.next_retry_time, e.id LIMIT ?";
+        this.expiredSelect = head + " WHERE e.deleted = 0 AND e.publish_status = 1 AND e.lock_until <= ?" + orderGuard
+                + " ORDER BY e.publish_status, e.lock_until, e.id LIMIT ?";
     }
 
     /**
      * No earlier event of the same aggregate may be unfinished (pending, publishing, failed or dead);
      * cancelled and published ones do not block. Events of unordered topics neither wait nor block.
      */
-    private static String guard(String table, Set<String> unorderedTopics) {
-        String blockers = "SELECT 1 FROM " + table + " p WHERE p.aggregate_type = e.aggregate_type"
-                + " AND p.aggregate_id = e.aggregate_id AND p.publish_status IN (0, 1, 3, 5) AND p.id < e.id";
-        if (unorderedTopics.isEmpty()) {
-            return " AND NOT EXISTS (" + blockers + ")";
-        }
+    private static String guard(String table, Set<String> unorderedTopics, boolean statusProbes) {
         String list = unorderedTopics.stream().map(t -> "'" + t.replace("'", "''") + "'")
                 .collect(Collectors.joining(", "));
-        return " AND (e.topic IN (" + list + ") OR NOT EXISTS (" + blockers
-                + " AND (p.topic IS NULL OR p.topic NOT IN (" + list + "))))";
+        String topicFilter = unorderedTopics.isEmpty() ? "" : " AND (p.topic IS NULL OR p.topic NOT IN (" + list + "))";
+        String probe = "NOT EXISTS (SELECT 1 FROM " + table + " p WHERE p.aggregate_type = e.aggregate_type"
+                + " AND p.aggregate_id = e.aggregate_id AND p.publish_status %s AND p.id < e.id" + topicFilter + ")";
+        String guard = statusProbes
+                ? java.util.stream.Stream.of("= 0", "= 1", "= 3", "= 5").map(probe::formatted).collect(Collectors.joining(" AND "))
+                : probe.formatted("IN (0, 1, 3, 5)");
+        return unorderedTopics.isEmpty() ? " AND " + guard : " AND (e.topic IN (" + list + ") OR (" + guard + "))";
     }
 
     /** {@code r} as the claim's UPDATE leaves it (for strategies that update rows they already read). */

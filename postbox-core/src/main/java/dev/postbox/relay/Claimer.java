@@ -16,12 +16,21 @@ interface Claimer {
 
     List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil) throws SQLException;
 
+    /**
+     * Whether claims (until commit) must not overlap within this JVM. Without SKIP LOCKED, concurrent
+     * claimers read the same candidates and queue on each other's row locks; one at a time is faster.
+     */
+    default boolean serialized() {
+        return false;
+    }
+
     /** The strategy for {@code dialect}: one statement on PostgreSQL, SKIP LOCKED selects on MySQL, else conditional updates. */
-    static Claimer forDialect(Dialect dialect, ClaimSql sql) {
+    static Claimer forDialect(Dialect dialect, String table, boolean ordered, java.util.Set<String> unorderedTopics) {
         return switch (dialect.name()) {
-            case "postgresql" -> new PostgresClaimer(dialect, sql);
-            case "mysql" -> new LockingSelectClaimer(dialect, sql);
-            default -> new ConditionalClaimer(dialect, sql);
+            case "postgresql" -> new PostgresClaimer(dialect, new ClaimSql(table, ordered, unorderedTopics));
+            case "mysql" -> new LockingSelectClaimer(dialect,
+                    new ClaimSql(table, ordered, unorderedTopics, true, dialect.forceIndex("idx_status_id")));
+            default -> new ConditionalClaimer(dialect, new ClaimSql(table, ordered, unorderedTopics, true, ""));
         };
     }
 }

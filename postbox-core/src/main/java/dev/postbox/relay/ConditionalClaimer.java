@@ -1,12 +1,10 @@
 package dev.postbox.relay;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,31 +18,25 @@ import java.util.List;
 final class ConditionalClaimer implements Claimer {
 
     private final Dialect dialect;
-    private final String candidatesSql;
+    private final ClaimSql s;
     private final String claimSql;
 
     ConditionalClaimer(Dialect dialect, ClaimSql s) {
         this.dialect = dialect;
-        this.candidatesSql = "SELECT " + s.columns + " FROM " + s.table + " e WHERE " + s.claimable + s.orderGuard
-                + " ORDER BY e.id LIMIT ?";
+        this.s = s;
         this.claimSql = "UPDATE " + s.table + " SET " + s.leaseSet + " WHERE id = ? AND version = ?"
                 + " AND publish_status IN (0, 1, 3)";
     }
 
     @Override
+    public boolean serialized() {
+        return true;
+    }
+
+    @Override
     public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
             throws SQLException {
-        List<OutboxRecord> candidates = new ArrayList<>(limit);
-        try (PreparedStatement ps = c.prepareStatement(candidatesSql)) {
-            dialect.bindTime(ps, 1, now);
-            dialect.bindTime(ps, 2, now);
-            ps.setInt(3, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    candidates.add(Rows.outbox(rs, dialect));
-                }
-            }
-        }
+        List<OutboxRecord> candidates = Candidates.all(c, dialect, s, "", now, limit);
         if (candidates.isEmpty()) {
             return List.of();
         }

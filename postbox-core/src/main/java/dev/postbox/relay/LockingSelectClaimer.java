@@ -1,12 +1,10 @@
 package dev.postbox.relay;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,22 +29,18 @@ final class LockingSelectClaimer implements Claimer {
     LockingSelectClaimer(Dialect dialect, ClaimSql s) {
         this.dialect = dialect;
         this.s = s;
-        String head = "SELECT " + s.columns + " FROM " + s.table + " e";
-        this.pendingSql = head + dialect.forceIndex("idx_status_id") + " WHERE e.deleted = 0 AND e.publish_status = 0"
-                + s.orderGuard + " ORDER BY e.publish_status, e.id LIMIT ? FOR UPDATE SKIP LOCKED";
-        this.dueSql = head + " WHERE e.deleted = 0 AND e.publish_status = 3 AND e.next_retry_time <= ?" + s.orderGuard
-                + " ORDER BY e.publish_status, e.next_retry_time, e.id LIMIT ? FOR UPDATE SKIP LOCKED";
-        this.expiredSql = head + " WHERE e.deleted = 0 AND e.publish_status = 1 AND e.lock_until <= ?" + s.orderGuard
-                + " ORDER BY e.publish_status, e.lock_until, e.id LIMIT ? FOR UPDATE SKIP LOCKED";
+        this.pendingSql = s.pendingSelect + " FOR UPDATE SKIP LOCKED";
+        this.dueSql = s.dueSelect + " FOR UPDATE SKIP LOCKED";
+        this.expiredSql = s.expiredSelect + " FOR UPDATE SKIP LOCKED";
     }
 
     @Override
     public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
             throws SQLException {
         TreeMap<Long, OutboxRecord> candidates = new TreeMap<>();
-        select(c, pendingSql, null, limit, candidates);
-        select(c, dueSql, now, limit, candidates);
-        select(c, expiredSql, now, limit, candidates);
+        Candidates.select(c, dialect, pendingSql, null, limit, candidates);
+        Candidates.select(c, dialect, dueSql, now, limit, candidates);
+        Candidates.select(c, dialect, expiredSql, now, limit, candidates);
         if (candidates.isEmpty()) {
             return List.of();
         }
@@ -74,22 +68,5 @@ final class LockingSelectClaimer implements Claimer {
         }
         claimed.sort(Comparator.comparingLong(OutboxRecord::id));
         return claimed;
-    }
-
-    private void select(Connection c, String sql, Instant now, int limit, TreeMap<Long, OutboxRecord> into)
-            throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            if (now != null) {
-                dialect.bindTime(ps, i++, now);
-            }
-            ps.setInt(i, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    OutboxRecord r = Rows.outbox(rs, dialect);
-                    into.put(r.id(), r);
-                }
-            }
-        }
     }
 }

@@ -37,6 +37,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Relay implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Relay.class);
+    /** Serializes claims of strategies that need it ({@link Claimer#serialized()}) within this JVM. */
+    private static final ReentrantLock SERIAL_CLAIMS = new ReentrantLock();
 
     private final Settings settings;
     private final RelayBuilder config;
@@ -51,13 +53,15 @@ public final class Relay implements AutoCloseable {
     private volatile boolean running;
     private volatile List<OutboxRecord> inFlight = List.of();
     private Thread thread;
+    private PgNotifications notifications;
+    private final Runnable wakeUpHook = this::wakeUp;
 
     Relay(Settings settings, RelayBuilder config) {
         this.settings = settings;
         this.config = config;
         this.publisher = config.publisher;
-        ClaimSql sql = new ClaimSql(settings.tables().outbox(), config.ordered, config.unorderedTopics);
-        this.claimer = Claimer.forDialect(settings.dialect(), sql);
+        this.claimer = Claimer.forDialect(settings.dialect(), settings.tables().outbox(), config.ordered,
+                config.unorderedTopics);
         this.leases = new Leases(settings.dialect(), settings.tables().outbox());
         if (config.dataSource != null) {
             this.pool = config.dataSource;
@@ -65,6 +69,19 @@ public final class Relay implements AutoCloseable {
         } else {
             this.ownedPool = ownPool(settings.dataSource(), config);
             this.pool = ownedPool;
+        }
+    }
+
+    private boolean listens() {
+        return config.listen && settings.dialect() == dev.postbox.jdbc.Dialect.POSTGRESQL && pgDriverPresent();
+    }
+
+    private static boolean pgDriverPresent() {
+        try {
+            Class.forName("org.postgresql.PGConnection", false, Relay.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
         }
     }
 
@@ -76,7 +93,8 @@ public final class Relay implements AutoCloseable {
             cfg.setDataSource(app);
         }
         cfg.setPoolName("postbox-relay-" + config.instanceId);
-        cfg.setMaximumPoolSize(config.poolSize);
+        // one more connection for LISTEN, which holds it for as long as the relay runs
+        cfg.setMaximumPoolSize(config.poolSize + (config.listen ? 1 : 0));
         cfg.setMinimumIdle(1);
         cfg.setAutoCommit(false);
         cfg.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
@@ -98,6 +116,10 @@ public final class Relay implements AutoCloseable {
         thread = new Thread(this::loop, "postbox-relay-" + config.instanceId);
         thread.setDaemon(true);
         thread.start();
+        settings.wakeUps().add(wakeUpHook);
+        if (listens()) {
+            notifications = new PgNotifications(pool, settings.notifyChannel(), this::wakeUp, config.instanceId).start();
+        }
         log.info("Relay {} started: batch {}, lease {}, send timeout {}, {} ({})", config.instanceId, config.batchSize,
                 config.lease, config.sendTimeout, config.ordered ? "ordered per aggregate" : "unordered",
                 settings.dialect().name());
@@ -179,22 +201,42 @@ public final class Relay implements AutoCloseable {
             List<PublishResult> results = publish(toSend);
             Instant done = settings.now();
             List<OutboxRecord> published = new ArrayList<>(toSend.size());
+            List<OutboxRecord> unknown = new ArrayList<>();
             for (int i = 0; i < toSend.size(); i++) {
                 OutboxRecord r = toSend.get(i);
                 PublishResult result = results.get(i);
-                if (result.kind() == PublishResult.Kind.PUBLISHED) {
+                if (result == null) {
+                    unknown.add(r);
+                } else if (result.kind() == PublishResult.Kind.PUBLISHED) {
                     published.add(r);
                 } else {
                     failures.add(failure(r, result, done));
                 }
             }
-            return record(published, failures, done, started);
+            try {
+                return record(published, failures, unknown, done, started);
+            } catch (RuntimeException e) {
+                giveBack(claimed, "recording failed");
+                throw e;
+            }
         } finally {
             inFlight = List.of();
         }
     }
 
     private List<OutboxRecord> claim(Instant now) {
+        if (!claimer.serialized()) {
+            return claimTx(now);
+        }
+        SERIAL_CLAIMS.lock();
+        try {
+            return claimTx(now);
+        } finally {
+            SERIAL_CLAIMS.unlock();
+        }
+    }
+
+    private List<OutboxRecord> claimTx(Instant now) {
         try (Connection c = pool.getConnection()) {
             try {
                 List<OutboxRecord> claimed = claimer.claim(c, config.batchSize, config.instanceId, now, now.plus(config.lease));
@@ -231,17 +273,25 @@ public final class Relay implements AutoCloseable {
             return results;
         }
         long deadline = System.nanoTime() + config.sendTimeout.toNanos();
+        boolean interrupted = false;
         for (CompletionStage<PublishResult> stage : stages) {
+            java.util.concurrent.CompletableFuture<PublishResult> f = stage.toCompletableFuture();
+            if (interrupted && !f.isDone()) {
+                results.add(null);
+                continue;
+            }
             try {
-                PublishResult r = stage.toCompletableFuture().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                PublishResult r = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 results.add(r == null ? PublishResult.retry("publisher returned no outcome") : r);
             } catch (TimeoutException e) {
                 results.add(PublishResult.retry("publish timed out after " + config.sendTimeout));
             } catch (ExecutionException e) {
                 results.add(classify(e.getCause() == null ? e : e.getCause()));
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                results.add(PublishResult.retry("relay interrupted while waiting for the publisher"));
+                // close() is stopping the relay: the outcome is unknown, so the lease is given back (not
+                // counted as a failure); the flag is cleared so that the lease can still be recorded
+                interrupted = true;
+                results.add(null);
             }
         }
         return results;
@@ -269,13 +319,18 @@ public final class Relay implements AutoCloseable {
         return new Leases.Failure(r, false, reason, now.plus(delay), 1);
     }
 
-    private Cycle record(List<OutboxRecord> published, List<Leases.Failure> failures, Instant now, long started) {
+    private Cycle record(List<OutboxRecord> published, List<Leases.Failure> failures, List<OutboxRecord> unknown,
+                         Instant now, long started) {
         int recordedOk;
         int[] failedCounts;
         try (Connection c = pool.getConnection()) {
             try {
                 recordedOk = leases.published(c, published, config.instanceId, now);
                 failedCounts = leases.failed(c, failures, config.instanceId, now);
+                if (!unknown.isEmpty()) {
+                    int released = leases.release(c, unknown, config.instanceId, now);
+                    log.info("Relay {}: closing; gave back {} leases whose outcome was not known yet", config.instanceId, released);
+                }
                 c.commit();
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
@@ -309,10 +364,22 @@ public final class Relay implements AutoCloseable {
             log.warn("Relay {}: {} outcomes not recorded: their leases expired and another relay took them over",
                     config.instanceId, fenced);
         }
-        Cycle cycle = new Cycle(published.size() + failures.size(), recordedOk, failed, dead, fenced);
+        Cycle cycle = new Cycle(published.size() + failures.size() + unknown.size(), recordedOk, failed, dead, fenced);
         safely(() -> config.listener.batch(config.instanceId, cycle.claimed(), cycle.published(), cycle.failed(),
                 cycle.dead(), Duration.ofNanos(System.nanoTime() - started)));
         return cycle;
+    }
+
+    /** Best effort: returns leases at once instead of leaving them to expire; they expire anyway if this fails. */
+    private void giveBack(List<OutboxRecord> leased, String why) {
+        try (Connection c = pool.getConnection()) {
+            int released = leases.release(c, leased, config.instanceId, settings.now());
+            c.commit();
+            log.info("Relay {}: {}; gave back {} of {} leases", config.instanceId, why, released, leased.size());
+        } catch (SQLException | RuntimeException e) {
+            log.warn("Relay {}: {}; could not give back {} leases, they expire after {}: {}", config.instanceId, why,
+                    leased.size(), config.lease, e.toString());
+        }
     }
 
     private void safely(Runnable hook) {
@@ -334,6 +401,10 @@ public final class Relay implements AutoCloseable {
             running = false;
             t = thread;
         }
+        settings.wakeUps().remove(wakeUpHook);
+        if (notifications != null) {
+            notifications.close();
+        }
         wakeUp();
         if (t != null) {
             try {
@@ -348,14 +419,7 @@ public final class Relay implements AutoCloseable {
         }
         List<OutboxRecord> unrecorded = inFlight;
         if (!unrecorded.isEmpty()) {
-            try (Connection c = pool.getConnection()) {
-                int released = leases.release(c, unrecorded, config.instanceId, settings.now());
-                c.commit();
-                log.info("Relay {}: gave back {} of {} unrecorded leases", config.instanceId, released, unrecorded.size());
-            } catch (SQLException e) {
-                log.warn("Relay {}: could not give back {} leases; they expire after {}: {}", config.instanceId,
-                        unrecorded.size(), config.lease, e.toString());
-            }
+            giveBack(unrecorded, "stopped with a batch in flight");
         }
         if (ownedPool != null) {
             ownedPool.close();

@@ -40,6 +40,7 @@ public final class RelayBuilder {
     ErrorClassifier classifier = ErrorClassifier.DEFAULT;
     RelayListener listener = RelayListener.NOOP;
     DataSource dataSource;
+    boolean listen = true;
 
     /** Used by {@code Postbox#relay}. */
     public RelayBuilder(Settings settings, Publisher publisher) {
@@ -117,7 +118,7 @@ public final class RelayBuilder {
         return this;
     }
 
-    /** Backoff after a failure; default {@link RetryPolicy#exponential()} (1 s doubling, capped at 5 min, jittered). */
+    /** Backoff after a failure; default {@link RetryPolicy#exponential()} (2 s doubling, capped at 5 min, jittered). */
     public RelayBuilder retryPolicy(RetryPolicy policy) {
         this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy");
         return this;
@@ -149,6 +150,16 @@ public final class RelayBuilder {
      */
     public RelayBuilder dataSource(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        return this;
+    }
+
+    /**
+     * On PostgreSQL, whether to LISTEN for the writers' notifications on one extra dedicated connection
+     * and claim at once when one arrives, instead of waiting for the next poll. Default true; needs the
+     * PostgreSQL driver on the class path. Ignored on other databases.
+     */
+    public RelayBuilder listenForNotifications(boolean listen) {
+        this.listen = listen;
         return this;
     }
 

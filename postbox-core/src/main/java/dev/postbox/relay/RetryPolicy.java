@@ -13,15 +13,18 @@ import java.util.concurrent.ThreadLocalRandom;
 @FunctionalInterface
 public interface RetryPolicy {
 
-    /** Default base delay of {@link #exponential()}. */
-    Duration DEFAULT_BASE = Duration.ofSeconds(1);
+    /**
+     * Default base delay of {@link #exponential()}: 2 s, so that even with the lowest jitter the five
+     * default retries span more than 30 s and a short broker outage never makes an event DEAD.
+     */
+    Duration DEFAULT_BASE = Duration.ofSeconds(2);
 
     /** Default cap of {@link #exponential()}. */
     Duration DEFAULT_CAP = Duration.ofMinutes(5);
 
     Duration delay(int failures);
 
-    /** The default: {@code base * 2^(failures-1)}, capped at 5 minutes, with equal jitter (50..100%). */
+    /** The default: {@code 2 s * 2^(failures-1)}, capped at 5 minutes, with equal jitter (50..100%). */
     static RetryPolicy exponential() {
         return exponential(DEFAULT_BASE, DEFAULT_CAP);
     }

@@ -1,10 +1,133 @@
 package dev.postbox.relay;
 
+import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 class PostgresRelayTest extends RelayContract {
     @Override
     protected TestDatabase newDatabase() {
         return TestDatabase.postgres(null);
+    }
+
+    /**
+     * The known trap: {@code UPDATE ... WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)} may lock
+     * and update more than n rows when the planner re-runs or flattens the subquery. The claim keeps the
+     * limit inside a CTE, evaluated once, with the Limit directly above LockRows: rows are locked one by
+     * one only until n are held.
+     */
+    @Test
+    void claimPlanLimitsBeforeItLocksAndUpdatesOnlyThoseRows() throws Exception {
+        writeEvents(5_000, 5_000, "order.event");
+        exec("ANALYZE " + postbox.tables().outbox());
+        PostgresClaimer claimer = (PostgresClaimer) Claimer.forDialect(postbox.dialect(), postbox.tables().outbox(), true, Set.of());
+        List<String> plan = new ArrayList<>();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + claimer.sql)) {
+                Instant now = clock.instant();
+                postbox.dialect().bindTime(ps, 1, now);
+                postbox.dialect().bindTime(ps, 2, now);
+                ps.setInt(3, 100);
+                ps.setString(4, "x");
+                ps.setString(5, "relay-1");
+                postbox.dialect().bindTime(ps, 6, now);
+                postbox.dialect().bindTime(ps, 7, now);
+                postbox.dialect().bindTime(ps, 8, now);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        plan.add(rs.getString(1));
+                    }
+                }
+            }
+            c.rollback();
+        }
+        System.out.println(String.join("\n", plan));
+        String text = String.join("\n", plan);
+        int cte = indexOf(plan, "CTE c");
+        int limit = indexOf(plan, "->  Limit");
+        int lockRows = indexOf(plan, "->  LockRows");
+        assertThat(cte).as("candidates in a CTE:%n%s", text).isGreaterThanOrEqualTo(0);
+        assertThat(limit).as("Limit inside the CTE:%n%s", text).isGreaterThan(cte);
+        assertThat(lockRows).as("LockRows right under the Limit:%n%s", text).isEqualTo(limit + 1);
+        assertThat(text).contains("biz_outbox_event_idx_unfinished").doesNotContain("Seq Scan on biz_outbox_event e");
+        assertThat(text).containsPattern("CTE Scan on c");
+
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(claimer.claim(c, 100, "relay-1", clock.instant(), clock.instant().plusSeconds(60))).hasSize(100);
+            c.commit();
+        }
+        assertThat(countStatus(OutboxStatus.PUBLISHING)).as("exactly the limit, never more").isEqualTo(100);
+    }
+
+    private static int indexOf(List<String> plan, String node) {
+        for (int i = 0; i < plan.size(); i++) {
+            if (plan.get(i).contains(node)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Test
+    void aNotifyAtCommitWakesAListeningRelayLongBeforeItsNextPoll() throws Exception {
+        dev.postbox.Postbox live = newPostbox(b -> b.clock(java.time.Clock.systemUTC()));
+        Receiver receiver = new Receiver();
+        java.util.Map<String, Long> received = new java.util.concurrent.ConcurrentHashMap<>();
+        dev.postbox.spi.Publisher timed = records -> {
+            records.forEach(r -> received.put(r.eventNo(), System.nanoTime()));
+            return to(receiver).publish(records);
+        };
+        try (Relay relay = live.relay(timed).instanceId("listener").pollInterval(java.time.Duration.ofSeconds(5),
+                java.time.Duration.ofSeconds(5)).start()) {
+            Thread.sleep(500); // let it LISTEN and settle into its 5 s poll
+            List<Long> latenciesMs = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                String eventNo = "N-" + i;
+                inTx(c -> live.outbox().write(c, dev.postbox.outbox.OutboxEvent.builder().eventNo(eventNo)
+                        .aggregate("ORDER", eventNo).eventType("X").channel("MQ").payload("{}").build()));
+                long committed = System.nanoTime();
+                long deadline = committed + java.time.Duration.ofSeconds(3).toNanos();
+                while (!received.containsKey(eventNo) && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertThat(received).as("event " + i + " arrived before the next poll").containsKey(eventNo);
+                latenciesMs.add((received.get(eventNo) - committed) / 1_000_000);
+                Thread.sleep(50);
+            }
+            System.out.println("commit -> publish with NOTIFY (ms): " + latenciesMs);
+            assertThat(latenciesMs).allMatch(ms -> ms < 1000);
+        }
+    }
+
+    @Test
+    void withoutNotifyARelayWaitsForItsPollOrAnInProcessHint() throws Exception {
+        dev.postbox.Postbox quiet = newPostbox(b -> b.clock(java.time.Clock.systemUTC()).notifyOnWrite(false));
+        Receiver receiver = new Receiver();
+        try (Relay relay = quiet.relay(to(receiver)).instanceId("poller").pollInterval(java.time.Duration.ofSeconds(5),
+                java.time.Duration.ofSeconds(5)).start()) {
+            Thread.sleep(500);
+            inTx(c -> quiet.outbox().write(c, dev.postbox.outbox.OutboxEvent.builder().eventNo("Q-1")
+                    .aggregate("ORDER", "Q").eventType("X").channel("MQ").payload("{}").build()));
+            Thread.sleep(1000);
+            assertThat(receiver.distinct()).as("no NOTIFY, no hint: still waiting for the 5 s poll").isZero();
+            quiet.wakeRelays();
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(2).toNanos();
+            while (receiver.distinct() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(receiver.distinct()).as("the same-JVM hint woke it").isEqualTo(1);
+        }
     }
 }

@@ -126,4 +126,304 @@ public abstract class RelayContract extends DatabaseContract {
         }
         assertThat(receiver.distinct()).isEqualTo(1_000);
     }
+
+    @Test
+    final void fourRelaysPublishFiftyThousandEventsOnceAndInOrder() throws Exception {
+        writeEvents(50_000, 500, "order.event");
+        Receiver receiver = new Receiver();
+        List<Relay> relays = new ArrayList<>();
+        long started = System.nanoTime();
+        // the wall clock: leases of a failed cycle must be able to expire
+        dev.postbox.Postbox live = newPostbox(b -> b.clock(java.time.Clock.systemUTC()));
+        try {
+            for (int i = 1; i <= 4; i++) {
+                relays.add(live.relay(to(receiver)).instanceId("relay-" + i).batchSize(100).start());
+            }
+            long deadline = System.nanoTime() + Duration.ofMinutes(4).toNanos();
+            while (receiver.distinct() < 50_000 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+        } finally {
+            relays.forEach(Relay::close);
+        }
+        System.out.printf("[%s] 4 relays drained 50,000 events over 500 aggregates in %d ms%n", db.kind(),
+                Duration.ofNanos(System.nanoTime() - started).toMillis());
+        assertThat(receiver.distinct()).isEqualTo(50_000);
+        assertThat(receiver.duplicates()).as("no event published twice").isZero();
+        assertThat(receiver.orderViolations()).as("per-aggregate order at the receiver").isEmpty();
+        assertThat(countStatus(OutboxStatus.PUBLISHED)).isEqualTo(50_000);
+        assertThat(queryLong("SELECT COUNT(DISTINCT locked_by) FROM " + postbox.tables().outbox())).isZero();
+    }
+
+    @Test
+    final void aRelayThatDiesAfterClaimingIsTakenOverAfterItsLeaseAndFencedAfterwards() throws Exception {
+        writeEvents(40, 20, "order.event"); // two events per aggregate
+        Receiver receiver = new Receiver();
+        Claimer claimer = Claimer.forDialect(postbox.dialect(), postbox.tables().outbox(), true, java.util.Set.of());
+        List<OutboxRecord> abandoned;
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            abandoned = claimer.claim(c, 10, "dead-relay", clock.instant(), clock.instant().plus(RelayDefaults.LEASE));
+            c.commit();
+        }
+        assertThat(abandoned).hasSize(10);
+        abandoned.subList(0, 5).forEach(receiver::accept); // it published half of its batch, then died
+
+        try (Relay relay = relay(to(receiver), "relay-2").build()) {
+            drain(relay);
+            assertThat(receiver.distinct()).as("the other aggregates flow; the dead relay's wait for its lease")
+                    .isEqualTo(5 + 20);
+            clock.advance(RelayDefaults.LEASE.plusMillis(1));
+            drain(relay);
+        }
+        assertThat(receiver.distinct()).isEqualTo(40);
+        assertThat(receiver.orderViolations()).isEmpty();
+        assertThat(receiver.duplicates()).as("duplicates only among the abandoned batch").isEqualTo(5);
+        for (OutboxRecord r : abandoned) {
+            OutboxRecord now = postbox.queries().outbox().byEventNo(r.eventNo()).orElseThrow();
+            assertThat(now.status()).isEqualTo(OutboxStatus.PUBLISHED);
+            assertThat(now.retryCount()).as("the expired lease counts as an attempt").isEqualTo(1);
+            assertThat(receiver.times(r.eventNo())).isBetween(1, 2);
+        }
+        // the dead relay wakes up and tries to record: the fence rejects every write
+        Leases late = new Leases(postbox.dialect(), postbox.tables().outbox());
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(late.published(c, abandoned, "dead-relay", clock.instant())).isZero();
+            List<Leases.Failure> failures = abandoned.stream()
+                    .map(r -> new Leases.Failure(r, true, "late", null, 1)).toList();
+            assertThat(late.failed(c, failures, "dead-relay", clock.instant())).containsOnly(0);
+            assertThat(late.release(c, abandoned, "dead-relay", clock.instant())).isZero();
+            c.commit();
+        }
+        assertThat(countStatus(OutboxStatus.PUBLISHED)).isEqualTo(40);
+    }
+
+    @Test
+    final void aRelayWithAStaleVersionIsFencedEvenUnderItsOwnName() throws Exception {
+        writeEvents(1, 1, "order.event");
+        Claimer claimer = Claimer.forDialect(postbox.dialect(), postbox.tables().outbox(), true, java.util.Set.of());
+        List<OutboxRecord> first;
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            first = claimer.claim(c, 10, "relay-1", clock.instant(), clock.instant().plusSeconds(1));
+            c.commit();
+        }
+        clock.advance(Duration.ofSeconds(2));
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(claimer.claim(c, 10, "relay-1", clock.instant(), clock.instant().plusSeconds(60))).hasSize(1);
+            assertThat(new Leases(postbox.dialect(), postbox.tables().outbox()).published(c, first, "relay-1", clock.instant()))
+                    .as("same locked_by, older version").isZero();
+            c.commit();
+        }
+    }
+
+    @Test
+    final void aPoisonEventGoesDeadAtOnceAndBlocksOnlyItsAggregate() throws Exception {
+        writeEvents(30, 10, "order.event"); // aggregate A3 holds events 3, 13, 23
+        Receiver receiver = new Receiver();
+        List<String> deadReasons = new ArrayList<>();
+        Publisher publisher = failing(r -> r.eventNo().equals("order.event-3")
+                ? PublishResult.dead("payload rejected by schema registry") : PublishResult.published(), receiver);
+        try (Relay relay = relay(publisher, "relay-1").listener(new RelayListener() {
+            @Override
+            public void dead(OutboxRecord event, String reason) {
+                deadReasons.add(event.eventNo() + ": " + reason);
+            }
+        }).build()) {
+            drain(relay);
+            OutboxRecord poison = postbox.queries().outbox().byEventNo("order.event-3").orElseThrow();
+            assertThat(poison.status()).isEqualTo(OutboxStatus.DEAD);
+            assertThat(poison.retryCount()).isEqualTo(1);
+            assertThat(poison.failReason()).isEqualTo("payload rejected by schema registry");
+            assertThat(deadReasons).containsExactly("order.event-3: payload rejected by schema registry");
+            assertThat(receiver.distinct()).as("every other aggregate flowed").isEqualTo(27);
+            assertThat(postbox.queries().outbox().byEventNo("order.event-13").orElseThrow().status()).isEqualTo(OutboxStatus.PENDING);
+
+            // a person looks at it and cancels it: the aggregate moves on, and the log says who and why
+            assertThat(postbox.admin().cancel("order.event-3", "ops@example.com", "bad payload, re-sent by hand")).isTrue();
+            drain(relay);
+        }
+        assertThat(receiver.distinct()).isEqualTo(29);
+        assertThat(receiver.orderViolations()).isEmpty();
+        assertThat(queryString("SELECT actor FROM " + postbox.tables().adminLog() + " WHERE event_no = 'order.event-3'"))
+                .isEqualTo("ops@example.com");
+    }
+
+    @Test
+    final void aPublisherDownFor30SecondsLosesNothingAndKeepsTheOrder() throws Exception {
+        writeEvents(200, 20, "order.event");
+        java.time.Instant recovers = clock.instant().plusSeconds(30);
+        Receiver receiver = new Receiver();
+        List<String> reasons = java.util.Collections.synchronizedList(new ArrayList<>());
+        Publisher flaky = failing(r -> clock.instant().isBefore(recovers)
+                ? PublishResult.retry("broker unavailable: connection refused") : PublishResult.published(), receiver);
+        try (Relay relay = relay(flaky, "relay-1") // default retry policy and max retries
+                .listener(new RelayListener() {
+                    @Override
+                    public void failed(OutboxRecord event, String reason, java.time.Instant nextRetry) {
+                        reasons.add(reason);
+                    }
+                }).build()) {
+            for (int second = 0; second < 120 && receiver.distinct() < 200; second++) {
+                drain(relay);
+                if (second == 15) {
+                    assertThat(countStatus(OutboxStatus.FAILED)).as("the heads wait for their retry").isEqualTo(20);
+                    assertThat(queryString("SELECT fail_reason FROM " + postbox.tables().outbox() + " WHERE publish_status = 3"))
+                            .isEqualTo("broker unavailable: connection refused");
+                }
+                clock.advance(Duration.ofSeconds(1));
+            }
+        }
+        assertThat(receiver.distinct()).isEqualTo(200);
+        assertThat(receiver.duplicates()).isZero();
+        assertThat(receiver.orderViolations()).isEmpty();
+        assertThat(reasons).isNotEmpty().allMatch(r -> r.equals("broker unavailable: connection refused"));
+        assertThat(queryLong("SELECT MIN(retry_count) FROM " + postbox.tables().outbox() + " WHERE event_no IN ("
+                + "'order.event-0', 'order.event-1', 'order.event-19')")).as("the first events retried").isGreaterThanOrEqualTo(4);
+        assertThat(countStatus(OutboxStatus.DEAD)).isZero();
+    }
+
+    @Test
+    final void aPartialFailureRetriesOnlyTheEventsThatFailed() throws Exception {
+        writeEvents(30, 30, "order.event");
+        Receiver receiver = new Receiver();
+        java.util.Set<String> failedOnce = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Publisher publisher = failing(r -> r.id() % 3 == 0 && failedOnce.add(r.eventNo())
+                ? PublishResult.retry("partition leader moved") : PublishResult.published(), receiver);
+        try (Relay relay = relay(publisher, "relay-1").build()) {
+            Cycle first = relay.runOnce();
+            assertThat(first.claimed()).isEqualTo(30);
+            assertThat(first.failed()).isEqualTo(failedOnce.size()).isPositive();
+            assertThat(first.published()).isEqualTo(30 - failedOnce.size());
+            clock.advance(RetryPolicy.DEFAULT_CAP);
+            Cycle second = relay.runOnce();
+            assertThat(second.claimed()).as("only the failed ones come back").isEqualTo(failedOnce.size());
+        }
+        assertThat(receiver.distinct()).isEqualTo(30);
+        assertThat(receiver.duplicates()).isZero();
+    }
+
+    @Test
+    final void aSendThatNeverAnswersTimesOutAndIsRetried() throws Exception {
+        writeEvents(5, 5, "order.event");
+        Receiver receiver = new Receiver();
+        java.util.concurrent.atomic.AtomicBoolean hang = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Publisher publisher = records -> {
+            List<CompletionStage<PublishResult>> out = new ArrayList<>();
+            for (OutboxRecord r : records) {
+                if (r.eventNo().equals("order.event-2") && hang.getAndSet(false)) {
+                    out.add(new CompletableFuture<>()); // never completes
+                } else {
+                    receiver.accept(r);
+                    out.add(CompletableFuture.completedFuture(PublishResult.published()));
+                }
+            }
+            return out;
+        };
+        try (Relay relay = relay(publisher, "relay-1").sendTimeout(Duration.ofMillis(200)).build()) {
+            Cycle cycle = relay.runOnce();
+            assertThat(cycle.published()).isEqualTo(4);
+            assertThat(cycle.failed()).isEqualTo(1);
+            assertThat(postbox.queries().outbox().byEventNo("order.event-2").orElseThrow().failReason())
+                    .isEqualTo("publish timed out after PT0.2S");
+            clock.advance(RetryPolicy.DEFAULT_CAP);
+            relay.runOnce();
+        }
+        assertThat(receiver.distinct()).isEqualTo(5);
+    }
+
+    @Test
+    final void retriesAreExhaustedIntoDeadAfterMaxRetries() throws Exception {
+        inTx(c -> postbox.outbox().write(c, OutboxEvent.builder().eventNo("E-1").aggregate("ORDER", "1")
+                .eventType("ORDER_CHANGED").channel("MQ").topic("t").payload("{}").maxRetries(2).build()));
+        Publisher down = failing(r -> PublishResult.retry("503 Service Unavailable"), new Receiver());
+        try (Relay relay = relay(down, "relay-1").build()) {
+            for (int attempt = 1; attempt <= 3; attempt++) {
+                assertThat(relay.runOnce().claimed()).as("attempt " + attempt).isEqualTo(1);
+                clock.advance(RetryPolicy.DEFAULT_CAP);
+            }
+            assertThat(relay.runOnce().claimed()).isZero();
+        }
+        OutboxRecord dead = postbox.queries().outbox().byEventNo("E-1").orElseThrow();
+        assertThat(dead.status()).isEqualTo(OutboxStatus.DEAD);
+        assertThat(dead.retryCount()).isEqualTo(3);
+        assertThat(dead.failReason()).isEqualTo("retries exhausted (2): 503 Service Unavailable");
+
+        assertThat(postbox.admin().retry("E-1", "ops@example.com", "downstream fixed")).isTrue();
+        assertThat(postbox.admin().retry("E-1", "ops@example.com", "twice")).as("not DEAD any more").isFalse();
+        Receiver receiver = new Receiver();
+        try (Relay relay = relay(to(receiver), "relay-1").build()) {
+            drain(relay);
+        }
+        assertThat(receiver.distinct()).isEqualTo(1);
+        assertThat(postbox.queries().outbox().byEventNo("E-1").orElseThrow().status()).isEqualTo(OutboxStatus.PUBLISHED);
+    }
+
+    @Test
+    final void unknownChannelOrTopicIsDeadWithThatReason() throws Exception {
+        inTx(c -> postbox.outbox().writeAll(c, List.of(
+                OutboxEvent.builder().eventNo("E-1").aggregate("ORDER", "1").eventType("X").channel("SMS").payload("{}").build(),
+                OutboxEvent.builder().eventNo("E-2").aggregate("ORDER", "2").eventType("X").channel("EVENT_BUS")
+                        .topic("order.event").payload("{}").build())));
+        EventBus bus = new EventBus();
+        Receiver receiver = new Receiver();
+        bus.subscribe("order.event", receiver::accept);
+        try (Relay relay = relay(Routes.of("EVENT_BUS", bus), "relay-1").build()) {
+            drain(relay);
+        }
+        assertThat(receiver.distinct()).isEqualTo(1);
+        OutboxRecord unroutable = postbox.queries().outbox().byEventNo("E-1").orElseThrow();
+        assertThat(unroutable.status()).isEqualTo(OutboxStatus.DEAD);
+        assertThat(unroutable.failReason()).isEqualTo("no publisher for channel 'SMS'");
+    }
+
+    @Test
+    final void closeGivesBackTheLeasesItCouldNotRecord() throws Exception {
+        writeEvents(3, 3, "order.event");
+        java.util.concurrent.CountDownLatch sending = new java.util.concurrent.CountDownLatch(1);
+        Publisher stuck = records -> {
+            sending.countDown();
+            List<CompletionStage<PublishResult>> out = new ArrayList<>();
+            records.forEach(r -> out.add(new CompletableFuture<>()));
+            return out;
+        };
+        Relay relay = relay(stuck, "relay-1").sendTimeout(Duration.ofSeconds(30)).shutdownTimeout(Duration.ofMillis(300)).start();
+        assertThat(sending.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(countStatus(OutboxStatus.PUBLISHING)).isEqualTo(3);
+        relay.close();
+        assertThat(countStatus(OutboxStatus.PENDING)).as("released, not left to expire").isEqualTo(3);
+        assertThat(queryLong("SELECT COUNT(*) FROM " + postbox.tables().outbox() + " WHERE locked_by IS NOT NULL")).isZero();
+        Receiver receiver = new Receiver();
+        try (Relay next = relay(to(receiver), "relay-2").build()) {
+            drain(next);
+        }
+        assertThat(receiver.distinct()).isEqualTo(3);
+    }
+
+    @Test
+    final void bulkAdminActionsTouchOnlyMatchingEventsInAllowedStatuses() throws Exception {
+        writeEvents(6, 6, "order.event");
+        Publisher poison = failing(r -> PublishResult.dead("rejected"), new Receiver());
+        try (Relay relay = relay(poison, "relay-1").build()) {
+            drain(relay);
+        }
+        assertThat(countStatus(OutboxStatus.DEAD)).isEqualTo(6);
+        int retried = postbox.admin().retryWhere(dev.postbox.admin.AdminFilter.status(OutboxStatus.DEAD, 4)
+                .topic("order.event"), "ops", "replay after fix");
+        assertThat(retried).isEqualTo(4);
+        assertThat(countStatus(OutboxStatus.PENDING)).isEqualTo(4);
+        assertThat(postbox.admin().cancelWhere(dev.postbox.admin.AdminFilter.status(OutboxStatus.DEAD, 100)
+                .topic("other.topic"), "ops", "nothing matches")).isZero();
+        assertThat(postbox.admin().cancelWhere(new dev.postbox.admin.AdminFilter(null, "order.event", null, null, null, 100),
+                "ops", "give up")).isEqualTo(6);
+        assertThat(countStatus(OutboxStatus.CANCELLED)).isEqualTo(6);
+        assertThat(count(postbox.tables().adminLog())).isEqualTo(10);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> postbox.admin().retryWhere(
+                        dev.postbox.admin.AdminFilter.status(OutboxStatus.PUBLISHED, 10), "ops", "x"))
+                .isInstanceOf(dev.postbox.ValidationException.class).hasMessageContaining("filter.statuses");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> postbox.admin().cancel("order.event-1", "", "x"))
+                .isInstanceOf(dev.postbox.ValidationException.class).hasMessageContaining("actor");
+    }
 }

@@ -69,7 +69,7 @@ public abstract class DatabaseContract {
     final void emptyTables() throws SQLException {
         clock.set(START);
         for (String t : new String[] {"app_order", postbox.tables().outbox(), postbox.tables().message(),
-                postbox.tables().consumeLog(), postbox.tables().compensationLog()}) {
+                postbox.tables().consumeLog(), postbox.tables().compensationLog(), postbox.tables().adminLog()}) {
             exec("DELETE FROM " + t);
         }
     }

@@ -1,0 +1,50 @@
+package dev.postbox.relay;
+
+import dev.postbox.internal.Rows;
+import dev.postbox.jdbc.Dialect;
+import dev.postbox.outbox.OutboxRecord;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+/** Reads claim candidates with one of {@link ClaimSql}'s selects, merging them in id order. */
+final class Candidates {
+
+    private Candidates() {
+    }
+
+    /** Runs {@code sql} with ({@code now},) {@code limit} and adds its rows to {@code into}. */
+    static void select(Connection c, Dialect d, String sql, Instant now, int limit, TreeMap<Long, OutboxRecord> into)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            if (now != null) {
+                d.bindTime(ps, i++, now);
+            }
+            ps.setInt(i, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    OutboxRecord r = Rows.outbox(rs, d);
+                    into.put(r.id(), r);
+                }
+            }
+        }
+    }
+
+    /** The first {@code limit} candidates of all three selects, in id order. */
+    static List<OutboxRecord> all(Connection c, Dialect d, ClaimSql s, String suffix, Instant now, int limit)
+            throws SQLException {
+        TreeMap<Long, OutboxRecord> candidates = new TreeMap<>();
+        select(c, d, s.pendingSelect + suffix, null, limit, candidates);
+        select(c, d, s.dueSelect + suffix, now, limit, candidates);
+        select(c, d, s.expiredSelect + suffix, now, limit, candidates);
+        List<OutboxRecord> all = new ArrayList<>(candidates.values());
+        return all.size() > limit ? all.subList(0, limit) : all;
+    }
+}
