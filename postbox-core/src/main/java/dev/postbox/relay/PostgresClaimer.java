@@ -28,7 +28,9 @@ final class PostgresClaimer implements Claimer {
         this.sql = "WITH c AS (SELECT e.id FROM " + s.table + " e WHERE " + s.claimable + s.orderGuard
                 + " ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED)"
                 + " UPDATE " + s.table + " AS u SET " + s.leaseSet
-                + " FROM c WHERE u.id = c.id RETURNING " + ClaimSql.qualified("u", Rows.OUTBOX_COLUMNS);
+                // = ANY(ARRAY(...)): the claimed ids as one array, so the update is a primary-key lookup however
+                // big the table is, never a hash join over it
+                + " WHERE u.id = ANY (ARRAY(SELECT id FROM c)) RETURNING " + ClaimSql.qualified("u", Rows.OUTBOX_COLUMNS);
     }
 
     @Override

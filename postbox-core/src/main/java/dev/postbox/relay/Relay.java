@@ -6,9 +6,7 @@ import dev.postbox.PostboxSqlException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.outbox.OutboxRecord;
-import dev.postbox.spi.ErrorClassifier;
 import dev.postbox.spi.PublishResult;
-import dev.postbox.spi.Publisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,11 +17,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -42,7 +35,7 @@ public final class Relay implements AutoCloseable {
 
     private final Settings settings;
     private final RelayBuilder config;
-    private final Publisher publisher;
+    private final Sender sender;
     private final Claimer claimer;
     private final Leases leases;
     private final DataSource pool;
@@ -59,7 +52,7 @@ public final class Relay implements AutoCloseable {
     Relay(Settings settings, RelayBuilder config) {
         this.settings = settings;
         this.config = config;
-        this.publisher = config.publisher;
+        this.sender = new Sender(config.publisher, config.classifier, config.sendTimeout);
         this.claimer = Claimer.forDialect(settings.dialect(), settings.tables().outbox(), config.ordered,
                 config.unorderedTopics);
         this.leases = new Leases(settings.dialect(), settings.tables().outbox());
@@ -198,7 +191,7 @@ public final class Relay implements AutoCloseable {
                     toSend.add(r);
                 }
             }
-            List<PublishResult> results = publish(toSend);
+            List<PublishResult> results = sender.publish(toSend);
             Instant done = settings.now();
             List<OutboxRecord> published = new ArrayList<>(toSend.size());
             List<OutboxRecord> unknown = new ArrayList<>();
@@ -249,58 +242,6 @@ public final class Relay implements AutoCloseable {
         } catch (SQLException e) {
             throw new PostboxSqlException("relay " + config.instanceId + " claim", e);
         }
-    }
-
-    private List<PublishResult> publish(List<OutboxRecord> batch) {
-        List<PublishResult> results = new ArrayList<>(batch.size());
-        if (batch.isEmpty()) {
-            return results;
-        }
-        List<CompletionStage<PublishResult>> stages;
-        try {
-            stages = publisher.publish(batch);
-        } catch (RuntimeException e) {
-            stages = null;
-            for (int i = 0; i < batch.size(); i++) {
-                results.add(classify(e));
-            }
-            return results;
-        }
-        if (stages == null || stages.size() != batch.size()) {
-            PublishResult wrong = PublishResult.retry("publisher returned " + (stages == null ? "null" : stages.size())
-                    + " outcomes for " + batch.size() + " events");
-            batch.forEach(r -> results.add(wrong));
-            return results;
-        }
-        long deadline = System.nanoTime() + config.sendTimeout.toNanos();
-        boolean interrupted = false;
-        for (CompletionStage<PublishResult> stage : stages) {
-            java.util.concurrent.CompletableFuture<PublishResult> f = stage.toCompletableFuture();
-            if (interrupted && !f.isDone()) {
-                results.add(null);
-                continue;
-            }
-            try {
-                PublishResult r = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                results.add(r == null ? PublishResult.retry("publisher returned no outcome") : r);
-            } catch (TimeoutException e) {
-                results.add(PublishResult.retry("publish timed out after " + config.sendTimeout));
-            } catch (ExecutionException e) {
-                results.add(classify(e.getCause() == null ? e : e.getCause()));
-            } catch (InterruptedException e) {
-                // close() is stopping the relay: the outcome is unknown, so the lease is given back (not
-                // counted as a failure); the flag is cleared so that the lease can still be recorded
-                interrupted = true;
-                results.add(null);
-            }
-        }
-        return results;
-    }
-
-    private PublishResult classify(Throwable error) {
-        String reason = error.getClass().getSimpleName() + ": " + error.getMessage();
-        return config.classifier.classify(error) == ErrorClassifier.Decision.DEAD
-                ? PublishResult.dead(reason) : PublishResult.retry(reason);
     }
 
     private Leases.Failure failure(OutboxRecord r, PublishResult result, Instant now) {
@@ -425,9 +366,5 @@ public final class Relay implements AutoCloseable {
             ownedPool.close();
         }
         log.info("Relay {} stopped", config.instanceId);
-    }
-
-    Map<String, RetryPolicy> retryPolicies() {
-        return config.retryPolicies;
     }
 }

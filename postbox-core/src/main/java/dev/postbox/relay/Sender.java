@@ -1,0 +1,85 @@
+package dev.postbox.relay;
+
+import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.spi.ErrorClassifier;
+import dev.postbox.spi.PublishResult;
+import dev.postbox.spi.Publisher;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Hands a batch to the publisher and collects one outcome per event within the send timeout. An
+ * exception becomes RETRY or DEAD by the error classifier; a send still open at the deadline becomes a
+ * retryable timeout; {@code null} means "unknown" (the relay is closing) and the lease is given back.
+ */
+final class Sender {
+
+    private final Publisher publisher;
+    private final ErrorClassifier classifier;
+    private final Duration sendTimeout;
+
+    Sender(Publisher publisher, ErrorClassifier classifier, Duration sendTimeout) {
+        this.publisher = publisher;
+        this.classifier = classifier;
+        this.sendTimeout = sendTimeout;
+    }
+
+    /** One outcome per event of {@code batch}, in order; null where the outcome is unknown. */
+    List<PublishResult> publish(List<OutboxRecord> batch) {
+        List<PublishResult> results = new ArrayList<>(batch.size());
+        if (batch.isEmpty()) {
+            return results;
+        }
+        List<CompletionStage<PublishResult>> stages;
+        try {
+            stages = publisher.publish(batch);
+        } catch (RuntimeException e) {
+            stages = null;
+            for (int i = 0; i < batch.size(); i++) {
+                results.add(classify(e));
+            }
+            return results;
+        }
+        if (stages == null || stages.size() != batch.size()) {
+            PublishResult wrong = PublishResult.retry("publisher returned " + (stages == null ? "null" : stages.size())
+                    + " outcomes for " + batch.size() + " events");
+            batch.forEach(r -> results.add(wrong));
+            return results;
+        }
+        long deadline = System.nanoTime() + sendTimeout.toNanos();
+        boolean interrupted = false;
+        for (CompletionStage<PublishResult> stage : stages) {
+            java.util.concurrent.CompletableFuture<PublishResult> f = stage.toCompletableFuture();
+            if (interrupted && !f.isDone()) {
+                results.add(null);
+                continue;
+            }
+            try {
+                PublishResult r = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                results.add(r == null ? PublishResult.retry("publisher returned no outcome") : r);
+            } catch (TimeoutException e) {
+                results.add(PublishResult.retry("publish timed out after " + sendTimeout));
+            } catch (ExecutionException e) {
+                results.add(classify(e.getCause() == null ? e : e.getCause()));
+            } catch (InterruptedException e) {
+                // close() is stopping the relay: the outcome is unknown, so the lease is given back (not
+                // counted as a failure); the flag is cleared so that the lease can still be recorded
+                interrupted = true;
+                results.add(null);
+            }
+        }
+        return results;
+    }
+
+    private PublishResult classify(Throwable error) {
+        String reason = error.getClass().getSimpleName() + ": " + error.getMessage();
+        return classifier.classify(error) == ErrorClassifier.Decision.DEAD
+                ? PublishResult.dead(reason) : PublishResult.retry(reason);
+    }
+}
