@@ -1,0 +1,60 @@
+package dev.postbox.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+/** {@code threads} producers, each committing its next event as soon as the previous one committed, until a deadline. */
+final class ClosedLoopProducers {
+
+    /** Events committed, failed writes and the producing time. */
+    record Stats(long produced, long failed, double seconds) {
+    }
+
+    private final EventWriter writer;
+    private final Aggregates aggregates;
+    private final int threads;
+    private final LongConsumer afterCommit;
+    private final AtomicLong next = new AtomicLong();
+    private final AtomicLong produced = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+
+    ClosedLoopProducers(EventWriter writer, Aggregates aggregates, int threads, LongConsumer afterCommit) {
+        this.writer = writer;
+        this.aggregates = aggregates;
+        this.threads = threads;
+        this.afterCommit = afterCommit;
+    }
+
+    Stats run(int seconds) throws InterruptedException {
+        long started = System.nanoTime();
+        long deadline = started + seconds * 1_000_000_000L;
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            Thread w = new Thread(() -> work(thread, deadline), "bench-producer-" + t);
+            workers.add(w);
+            w.start();
+        }
+        for (Thread w : workers) {
+            w.join();
+        }
+        return new Stats(produced.get(), failed.get(), (System.nanoTime() - started) / 1e9);
+    }
+
+    private void work(int thread, long deadline) {
+        for (long k = 0; System.nanoTime() < deadline; k++) {
+            long seq = next.getAndIncrement();
+            try {
+                writer.write(seq, aggregates.of(thread, k));
+                produced.incrementAndGet();
+                afterCommit.accept(seq);
+            } catch (Exception e) {
+                if (failed.incrementAndGet() <= 5) {
+                    System.err.println("WARN producer write of event " + seq + " failed: " + e);
+                }
+            }
+        }
+    }
+}

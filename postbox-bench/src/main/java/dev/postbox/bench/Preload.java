@@ -1,0 +1,36 @@
+package dev.postbox.bench;
+
+import dev.postbox.outbox.OutboxEvent;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Fills the outbox before a drain: pending events through {@code writeAll}, in transactions of {@value #CHUNK}. */
+final class Preload {
+
+    static final int CHUNK = 1000;
+
+    private Preload() {
+    }
+
+    /** Writes {@code events} pending events {@code E-0..} round-robin over {@code aggregates} aggregates. */
+    static void pending(BenchContext ctx, int events, int aggregates) throws SQLException {
+        long started = System.nanoTime();
+        try (Connection c = ctx.pool.getConnection()) {
+            List<OutboxEvent> batch = new ArrayList<>(CHUNK);
+            for (int i = 0; i < events; i++) {
+                batch.add(EventWriter.event(i, Aggregates.roundRobin(i, aggregates)));
+                if (batch.size() == CHUNK || i == events - 1) {
+                    ctx.postbox.outbox().writeAll(c, batch);
+                    c.commit();
+                    batch.clear();
+                }
+            }
+        }
+        double s = (System.nanoTime() - started) / 1e9;
+        Fmt.line("PRELOAD pending=" + events + " seconds=" + Fmt.two(s) + " write_eps=" + Fmt.rate(events / s)
+                + " (writeAll, " + CHUNK + " per transaction)");
+    }
+}
