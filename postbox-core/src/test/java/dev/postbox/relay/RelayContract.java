@@ -139,7 +139,7 @@ public abstract class RelayContract extends DatabaseContract {
             for (int i = 1; i <= 4; i++) {
                 relays.add(live.relay(to(receiver)).instanceId("relay-" + i).batchSize(100).start());
             }
-            long deadline = System.nanoTime() + Duration.ofMinutes(4).toNanos();
+            long deadline = System.nanoTime() + Duration.ofMinutes(6).toNanos();
             while (receiver.distinct() < 50_000 && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
