@@ -41,6 +41,7 @@ public final class Bench {
         Scenario scenario = SCENARIOS.stream().filter(s -> s.name().equals(args[0])).findFirst()
                 .orElseThrow(() -> new UsageException("unknown command '" + args[0] + "'"));
         Options options = Options.parse(Arrays.asList(args).subList(1, args.length), scenario.defaults());
+        BenchDatabase.kind(options.string("db"));
         scenario.validate(options);
         Fmt.line("PARAMS scenario=" + scenario.name() + " " + options.describe());
         Scenario.Outcome outcome;

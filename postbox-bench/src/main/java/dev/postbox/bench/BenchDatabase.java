@@ -21,13 +21,22 @@ abstract class BenchDatabase {
     final String name = "bench_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
             .toLowerCase(Locale.ROOT);
 
+    /** The canonical name of {@code kind} (postgres, mariadb or h2), or a usage error. */
+    static String kind(String kind) {
+        return switch (kind) {
+            case "postgres", "postgresql", "pg" -> "postgres";
+            case "mariadb", "mysql" -> "mariadb";
+            case "h2" -> "h2";
+            default -> throw new UsageException("--db must be postgres, mariadb or h2 (was '" + kind + "')");
+        };
+    }
+
     /** Creates the database for {@code kind}: postgres, mariadb or h2. */
     static BenchDatabase create(String kind) {
-        BenchDatabase db = switch (kind) {
-            case "postgres", "postgresql", "pg" -> new PostgresBenchDatabase();
-            case "mariadb", "mysql" -> new MariaDbBenchDatabase();
-            case "h2" -> new H2BenchDatabase();
-            default -> throw new UsageException("--db must be postgres, mariadb or h2 (was '" + kind + "')");
+        BenchDatabase db = switch (kind(kind)) {
+            case "postgres" -> new PostgresBenchDatabase();
+            case "mariadb" -> new MariaDbBenchDatabase();
+            default -> new H2BenchDatabase();
         };
         db.createDatabase();
         return db;

@@ -23,7 +23,7 @@ enum Wakeup {
             default -> throw new UsageException("--wakeup must be off (polling only), on (after-commit wakeRelays())"
                     + " or notify (PostgreSQL NOTIFY/LISTEN); was '" + mode + "'");
         };
-        if (w == NOTIFY && !db.startsWith("postgres") && !db.equals("pg")) {
+        if (w == NOTIFY && !BenchDatabase.kind(db).equals("postgres")) {
             throw new UsageException("--wakeup notify needs --db postgres (NOTIFY/LISTEN is PostgreSQL's)");
         }
         return w;

@@ -24,8 +24,10 @@ final class ConditionalClaimer implements Claimer {
     ConditionalClaimer(Dialect dialect, ClaimSql s) {
         this.dialect = dialect;
         this.s = s;
-        this.claimSql = "UPDATE " + s.table + " SET " + s.leaseSet + " WHERE id = ? AND version = ?"
-                + " AND publish_status IN (0, 1, 3)";
+        // by primary key and the version read: every claim and admin action bumps the version, so an
+        // unchanged version means the row is still as claimable as when it was read (a status condition
+        // here would make H2 use a status index instead of the primary key)
+        this.claimSql = "UPDATE " + s.table + " SET " + s.leaseSet + " WHERE id = ? AND version = ?";
     }
 
     @Override

@@ -60,7 +60,7 @@ public final class Relay implements AutoCloseable {
             this.pool = config.dataSource;
             this.ownedPool = null;
         } else {
-            this.ownedPool = ownPool(settings.dataSource(), config);
+            this.ownedPool = ownPool(settings.dataSource(), config, settings.dialect() == dev.postbox.jdbc.Dialect.POSTGRESQL);
             this.pool = ownedPool;
         }
     }
@@ -78,7 +78,7 @@ public final class Relay implements AutoCloseable {
         }
     }
 
-    private static HikariDataSource ownPool(DataSource app, RelayBuilder config) {
+    private static HikariDataSource ownPool(DataSource app, RelayBuilder config, boolean postgres) {
         HikariConfig cfg = new HikariConfig();
         if (app instanceof HikariDataSource hikari) {
             hikari.copyStateTo(cfg); // same database and credentials, but never the same connections
@@ -92,6 +92,11 @@ public final class Relay implements AutoCloseable {
         cfg.setAutoCommit(false);
         cfg.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         cfg.setRegisterMbeans(false);
+        if (postgres) {
+            // A generic plan cached while the table was small (or never analyzed) can turn the order guard
+            // into a scan per candidate as the backlog grows; custom plans follow the table's real size.
+            cfg.setConnectionInitSql("SET plan_cache_mode = force_custom_plan");
+        }
         return new HikariDataSource(cfg);
     }
 
