@@ -14,6 +14,9 @@ final class ClaimSql {
     /** fail_reason recorded when a lease expired: the crashed-publisher recovery of seed 000. */
     static final String LEASE_EXPIRED = "lease expired before the relay recorded an outcome; publishing again";
 
+    /** The statuses that make later events of the aggregate wait: pending, publishing, failed, dead. */
+    private static final java.util.List<String> BLOCKING = java.util.List.of("= 0", "= 1", "= 3", "= 5");
+
     final String table;
     final String columns = Rows.OUTBOX_COLUMNS;
     /** Claimable rows of alias e; two time parameters (now, now). */
@@ -29,19 +32,36 @@ final class ClaimSql {
     final String expiredSelect;
 
     ClaimSql(String table, boolean ordered, Set<String> unorderedTopics) {
-        this(table, ordered, unorderedTopics, false, "");
+        this(table, ordered, unorderedTopics, Probes.IN_LIST, "", "");
+    }
+
+    /** How the order guard looks for an earlier unfinished event of the same aggregate. */
+    enum Probes {
+        /** One NOT EXISTS with {@code publish_status IN (0, 1, 3, 5)}: PostgreSQL's partial index holds exactly those rows. */
+        IN_LIST,
+        /** One NOT EXISTS per blocking status over {@code (aggregate, status, id)} with {@code id < e.id} as its range (H2). */
+        NOT_EXISTS_PER_STATUS,
+        /**
+         * Per blocking status, the aggregate's lowest id in that status ({@code ORDER BY id LIMIT 1}, one index
+         * entry read) must not be below e.id. MariaDB does not use {@code p.id < e.id} of a NOT EXISTS as a
+         * range bound and reads every pending row of the aggregate per candidate instead.
+         */
+        FIRST_ID_PER_STATUS
     }
 
     /**
-     * @param statusProbes write the order guard as one probe per blocking status, for planners (MySQL, H2)
-     *                     that cannot use an IN list in the middle of the (aggregate, status, id) index
-     * @param pendingHint  index hint for the pending select (MySQL)
+     * @param probes      the form of the order guard; the per-status forms are for planners (MySQL, H2) that
+     *                    cannot use an IN list in the middle of the (aggregate, status, id) index
+     * @param pendingHint index hint for the pending select (MySQL)
+     * @param probeHint   index hint for the guard's probes (MySQL: its planner may otherwise pick the
+     *                    status index and walk every in-flight or dead row per candidate)
      */
-    ClaimSql(String table, boolean ordered, Set<String> unorderedTopics, boolean statusProbes, String pendingHint) {
+    ClaimSql(String table, boolean ordered, Set<String> unorderedTopics, Probes probes, String pendingHint,
+             String probeHint) {
         this.table = table;
         this.claimable = "e.deleted = 0 AND e.publish_status IN (0, 1, 3) AND (e.publish_status = 0"
                 + " OR (e.publish_status = 3 AND e.next_retry_time <= ?) OR (e.publish_status = 1 AND e.lock_until <= ?))";
-        this.orderGuard = ordered ? guard(table, unorderedTopics, statusProbes) : "";
+        this.orderGuard = ordered ? guard(table, unorderedTopics, probes, probeHint) : "";
         // retry_count and fail_reason come first: MySQL evaluates SET left to right with new values
         this.leaseSet = "retry_count = CASE WHEN publish_status = 1 THEN retry_count + 1 ELSE retry_count END,"
                 + " fail_reason = CASE WHEN publish_status = 1 THEN ? ELSE fail_reason END,"
@@ -60,15 +80,23 @@ final class ClaimSql {
      * No earlier event of the same aggregate may be unfinished (pending, publishing, failed or dead);
      * cancelled and published ones do not block. Events of unordered topics neither wait nor block.
      */
-    private static String guard(String table, Set<String> unorderedTopics, boolean statusProbes) {
+    private static String guard(String table, Set<String> unorderedTopics, Probes probes, String probeHint) {
         String list = unorderedTopics.stream().map(t -> "'" + t.replace("'", "''") + "'")
                 .collect(Collectors.joining(", "));
         String topicFilter = unorderedTopics.isEmpty() ? "" : " AND (p.topic IS NULL OR p.topic NOT IN (" + list + "))";
-        String probe = "NOT EXISTS (SELECT 1 FROM " + table + " p WHERE p.aggregate_type = e.aggregate_type"
-                + " AND p.aggregate_id = e.aggregate_id AND p.publish_status %s AND p.id < e.id" + topicFilter + ")";
-        String guard = statusProbes
-                ? java.util.stream.Stream.of("= 0", "= 1", "= 3", "= 5").map(probe::formatted).collect(Collectors.joining(" AND "))
-                : probe.formatted("IN (0, 1, 3, 5)");
+        // the topic list is user text: assembled by concatenation, never through a format string
+        java.util.function.Function<String, String> sameAggregate = status -> " FROM " + table + " p" + probeHint
+                + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
+                + " AND p.publish_status " + status + topicFilter;
+        java.util.function.Function<String, String> earlier = status ->
+                "NOT EXISTS (SELECT 1" + sameAggregate.apply(status) + " AND p.id < e.id)";
+        String guard = switch (probes) {
+            case IN_LIST -> earlier.apply("IN (0, 1, 3, 5)");
+            case NOT_EXISTS_PER_STATUS -> BLOCKING.stream().map(earlier).collect(Collectors.joining(" AND "));
+            case FIRST_ID_PER_STATUS -> BLOCKING.stream()
+                    .map(status -> "COALESCE((SELECT p.id" + sameAggregate.apply(status) + " ORDER BY p.id LIMIT 1), e.id) >= e.id")
+                    .collect(Collectors.joining(" AND "));
+        };
         return unorderedTopics.isEmpty() ? " AND " + guard : " AND (e.topic IN (" + list + ") OR (" + guard + "))";
     }
 

@@ -24,13 +24,22 @@ interface Claimer {
         return false;
     }
 
+    /** The follower claims of ordered mode for {@code dialect}. */
+    static Followers followers(Dialect dialect, String table, java.util.Set<String> unorderedTopics) {
+        ClaimSql s = new ClaimSql(table, true, unorderedTopics);
+        return new Followers(dialect, s, unorderedTopics,
+                dialect.name().equals("mysql") ? dialect.forceIndex("idx_aggregate") : "");
+    }
+
     /** The strategy for {@code dialect}: one statement on PostgreSQL, SKIP LOCKED selects on MySQL, else conditional updates. */
     static Claimer forDialect(Dialect dialect, String table, boolean ordered, java.util.Set<String> unorderedTopics) {
         return switch (dialect.name()) {
             case "postgresql" -> new PostgresClaimer(dialect, new ClaimSql(table, ordered, unorderedTopics));
             case "mysql" -> new LockingSelectClaimer(dialect,
-                    new ClaimSql(table, ordered, unorderedTopics, true, dialect.forceIndex("idx_status_id")));
-            default -> new ConditionalClaimer(dialect, new ClaimSql(table, ordered, unorderedTopics, true, ""));
+                    new ClaimSql(table, ordered, unorderedTopics, ClaimSql.Probes.FIRST_ID_PER_STATUS,
+                            dialect.forceIndex("idx_status_id"), dialect.forceIndex("idx_aggregate_status")));
+            default -> new ConditionalClaimer(dialect, new ClaimSql(table, ordered, unorderedTopics,
+                    ClaimSql.Probes.NOT_EXISTS_PER_STATUS, "", ""));
         };
     }
 }

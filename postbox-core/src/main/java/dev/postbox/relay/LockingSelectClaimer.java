@@ -1,22 +1,31 @@
 package dev.postbox.relay;
 
+import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
- * MySQL 8 / MariaDB 10.6+: {@code SELECT ... FOR UPDATE SKIP LOCKED}, then an UPDATE of the locked ids.
- * Pending, due and expired rows are read by three selects, each walking the index that holds its rows in
- * order ({@code (status, id)}, {@code (status, next_retry_time)}, {@code (status, lock_until)}), because
- * one select over all three statuses would sort the whole backlog on every claim.
+ * MySQL 8 / MariaDB 10.6+. Candidates are chosen by a plain (consistent, lock-free) read: pending, due
+ * and expired rows by three selects, each walking the index that holds its rows in order
+ * ({@code (status, id)}, {@code (status, next_retry_time)}, {@code (status, lock_until)}) with the order
+ * guard, because one select over all three statuses would sort the whole backlog on every claim. Twice
+ * the batch is read so that relays claiming at the same moment do not all want the same rows. The
+ * chosen ids are then locked by primary key with {@code FOR UPDATE SKIP LOCKED}, re-checked claimable,
+ * and updated.
+ * <p>
+ * The candidates are not read with the locking select itself because InnoDB keeps a lock on every row a
+ * locking select examined until commit, also on the rows its WHERE rejected (MariaDB 10.11, READ
+ * COMMITTED): a claim that walked past blocked events would hold them, and the relays recording or
+ * claiming those rows would wait for it.
  */
 final class LockingSelectClaimer implements Claimer {
 
@@ -29,22 +38,31 @@ final class LockingSelectClaimer implements Claimer {
     LockingSelectClaimer(Dialect dialect, ClaimSql s) {
         this.dialect = dialect;
         this.s = s;
-        this.pendingSql = s.pendingSelect + " FOR UPDATE SKIP LOCKED";
-        this.dueSql = s.dueSelect + " FOR UPDATE SKIP LOCKED";
-        this.expiredSql = s.expiredSelect + " FOR UPDATE SKIP LOCKED";
+        this.pendingSql = idsOnly(s.pendingSelect);
+        this.dueSql = idsOnly(s.dueSelect);
+        this.expiredSql = idsOnly(s.expiredSelect);
+    }
+
+    private String idsOnly(String select) {
+        return "SELECT e.id" + select.substring(select.indexOf(" FROM "));
     }
 
     @Override
     public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
             throws SQLException {
-        TreeMap<Long, OutboxRecord> candidates = new TreeMap<>();
-        Candidates.select(c, dialect, pendingSql, null, limit, candidates);
-        Candidates.select(c, dialect, dueSql, now, limit, candidates);
-        Candidates.select(c, dialect, expiredSql, now, limit, candidates);
-        if (candidates.isEmpty()) {
+        TreeSet<Long> ids = new TreeSet<>();
+        int want = Math.min(2 * limit, RelayDefaults.MAX_BATCH_SIZE * 2);
+        ids(c, pendingSql, null, want, ids);
+        ids(c, dueSql, now, want, ids);
+        ids(c, expiredSql, now, want, ids);
+        if (ids.isEmpty()) {
             return List.of();
         }
-        List<OutboxRecord> chosen = new ArrayList<>(candidates.values()).subList(0, Math.min(limit, candidates.size()));
+        List<Long> wanted = new ArrayList<>(ids).subList(0, Math.min(want, ids.size()));
+        List<OutboxRecord> chosen = lock(c, wanted, limit, now);
+        if (chosen.isEmpty()) {
+            return List.of();
+        }
         StringBuilder sql = new StringBuilder("UPDATE ").append(s.table).append(" SET ").append(s.leaseSet)
                 .append(" WHERE id IN (");
         for (int i = 0; i < chosen.size(); i++) {
@@ -66,7 +84,47 @@ final class LockingSelectClaimer implements Claimer {
         for (OutboxRecord r : chosen) {
             claimed.add(ClaimSql.leased(r, owner, now, lockUntil));
         }
-        claimed.sort(Comparator.comparingLong(OutboxRecord::id));
         return claimed;
+    }
+
+    private void ids(Connection c, String sql, Instant now, int limit, TreeSet<Long> into) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            if (now != null) {
+                dialect.bindTime(ps, i++, now);
+            }
+            ps.setInt(i, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    into.add(rs.getLong(1));
+                }
+            }
+        }
+    }
+
+    /** Locks the first {@code limit} of {@code ids} that are still claimable and not locked by another claim. */
+    private List<OutboxRecord> lock(Connection c, List<Long> ids, int limit, Instant now) throws SQLException {
+        StringBuilder sql = new StringBuilder("SELECT ").append(s.columns).append(" FROM ").append(s.table)
+                .append(" e WHERE e.id IN (");
+        for (int i = 0; i < ids.size(); i++) {
+            sql.append(i == 0 ? "?" : ", ?");
+        }
+        sql.append(") AND ").append(s.claimable).append(" ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED");
+        List<OutboxRecord> rows = new ArrayList<>(limit);
+        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            int i = 1;
+            for (Long id : ids) {
+                ps.setLong(i++, id);
+            }
+            dialect.bindTime(ps, i++, now);
+            dialect.bindTime(ps, i++, now);
+            ps.setInt(i, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(Rows.outbox(rs, dialect));
+                }
+            }
+        }
+        return rows;
     }
 }

@@ -37,6 +37,8 @@ public final class Relay implements AutoCloseable {
     private final RelayBuilder config;
     private final Sender sender;
     private final Claimer claimer;
+    /** Claims the runs that follow claimed heads; null in unordered mode. */
+    private final Followers followers;
     private final Leases leases;
     private final DataSource pool;
     private final HikariDataSource ownedPool;
@@ -48,6 +50,8 @@ public final class Relay implements AutoCloseable {
     private Thread thread;
     private PgNotifications notifications;
     private final Runnable wakeUpHook = this::wakeUp;
+    /** The outcome of an event not sent because an earlier event of its aggregate in the batch was not published. */
+    private static final PublishResult HELD = PublishResult.retry("held back behind an unpublished earlier event");
 
     Relay(Settings settings, RelayBuilder config) {
         this.settings = settings;
@@ -55,6 +59,8 @@ public final class Relay implements AutoCloseable {
         this.sender = new Sender(config.publisher, config.classifier, config.sendTimeout);
         this.claimer = Claimer.forDialect(settings.dialect(), settings.tables().outbox(), config.ordered,
                 config.unorderedTopics);
+        this.followers = config.ordered ? Claimer.followers(settings.dialect(), settings.tables().outbox(),
+                config.unorderedTopics) : null;
         this.leases = new Leases(settings.dialect(), settings.tables().outbox());
         if (config.dataSource != null) {
             this.pool = config.dataSource;
@@ -196,14 +202,14 @@ public final class Relay implements AutoCloseable {
                     toSend.add(r);
                 }
             }
-            List<PublishResult> results = sender.publish(toSend);
+            List<PublishResult> results = followers == null ? sender.publish(toSend) : publishInWaves(toSend, failures);
             Instant done = settings.now();
             List<OutboxRecord> published = new ArrayList<>(toSend.size());
             List<OutboxRecord> unknown = new ArrayList<>();
             for (int i = 0; i < toSend.size(); i++) {
                 OutboxRecord r = toSend.get(i);
                 PublishResult result = results.get(i);
-                if (result == null) {
+                if (result == null || result == HELD) {
                     unknown.add(r);
                 } else if (result.kind() == PublishResult.Kind.PUBLISHED) {
                     published.add(r);
@@ -237,7 +243,7 @@ public final class Relay implements AutoCloseable {
     private List<OutboxRecord> claimTx(Instant now) {
         try (Connection c = pool.getConnection()) {
             try {
-                List<OutboxRecord> claimed = claimer.claim(c, config.batchSize, config.instanceId, now, now.plus(config.lease));
+                List<OutboxRecord> claimed = claimIn(c, now, now.plus(config.lease));
                 c.commit();
                 return claimed;
             } catch (SQLException | RuntimeException e) {
@@ -247,6 +253,94 @@ public final class Relay implements AutoCloseable {
         } catch (SQLException e) {
             throw new PostboxSqlException("relay " + config.instanceId + " claim", e);
         }
+    }
+
+    /**
+     * In ordered mode a quarter of the batch goes to heads first and the rest to the runs that follow them
+     * in their aggregates, so that a backlog of few busy aggregates still fills the batch, and fewer
+     * aggregates are in flight at once (which keeps the next head near the front of the index for every
+     * relay). If the runs leave room, a second round of heads fills it.
+     */
+    private List<OutboxRecord> claimIn(Connection c, Instant now, Instant lockUntil) throws SQLException {
+        int limit = config.batchSize;
+        String me = config.instanceId;
+        if (followers == null || limit < 4) {
+            return claimer.claim(c, limit, me, now, lockUntil);
+        }
+        int firstHeads = limit / 4;
+        List<OutboxRecord> heads = claimer.claim(c, firstHeads, me, now, lockUntil);
+        if (heads.isEmpty()) {
+            return heads;
+        }
+        java.util.TreeMap<Long, OutboxRecord> all = new java.util.TreeMap<>();
+        heads.forEach(r -> all.put(r.id(), r));
+        followers.claim(c, heads, config.unorderedTopics, limit - all.size(), me, now, lockUntil)
+                .forEach(r -> all.put(r.id(), r));
+        if (heads.size() == firstHeads && all.size() < limit) {
+            claimer.claim(c, limit - all.size(), me, now, lockUntil).forEach(r -> all.put(r.id(), r));
+        }
+        return new ArrayList<>(all.values());
+    }
+
+    /**
+     * Publishes a batch that may hold runs of one aggregate: wave n holds the n-th claimed event of every
+     * aggregate, and starts only when wave n-1 is done, so no event is handed to the publisher before the
+     * earlier events of its aggregate were published. An aggregate whose event was not published sends
+     * nothing more in this cycle: its later events are {@link #HELD} and their leases given back. All
+     * waves share one send deadline, which keeps the cycle well inside the lease.
+     */
+    private List<PublishResult> publishInWaves(List<OutboxRecord> batch, List<Leases.Failure> notSent) {
+        int n = batch.size();
+        int[] wave = new int[n];
+        String[] key = new String[n];
+        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        int waves = 1;
+        for (int i = 0; i < n; i++) {
+            OutboxRecord r = batch.get(i);
+            if (Followers.isOrdered(r, config.unorderedTopics)) {
+                key[i] = Followers.key(r.aggregateType(), r.aggregateId());
+                wave[i] = seen.merge(key[i], 1, Integer::sum) - 1;
+                waves = Math.max(waves, wave[i] + 1);
+            }
+        }
+        java.util.Set<String> stopped = new java.util.HashSet<>();
+        for (Leases.Failure f : notSent) { // an event that goes DEAD unsent stops its aggregate too
+            stopped.add(Followers.key(f.event().aggregateType(), f.event().aggregateId()));
+        }
+        if (waves == 1 && notSent.isEmpty()) {
+            return sender.publish(batch);
+        }
+        long deadline = System.nanoTime() + config.sendTimeout.toNanos();
+        PublishResult[] out = new PublishResult[n];
+        boolean unknown = false;
+        for (int w = 0; w < waves; w++) {
+            List<Integer> members = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                if (wave[i] != w) {
+                    continue;
+                }
+                if (unknown || (key[i] != null && stopped.contains(key[i]))) {
+                    out[i] = unknown ? null : HELD;
+                } else {
+                    members.add(i);
+                }
+            }
+            if (members.isEmpty()) {
+                continue;
+            }
+            List<PublishResult> results = sender.publish(members.stream().map(batch::get).toList(), deadline);
+            for (int j = 0; j < members.size(); j++) {
+                int i = members.get(j);
+                PublishResult result = results.get(j);
+                out[i] = result;
+                if (result == null) {
+                    unknown = true; // closing: nothing further is sent
+                } else if (result.kind() != PublishResult.Kind.PUBLISHED && key[i] != null) {
+                    stopped.add(key[i]);
+                }
+            }
+        }
+        return java.util.Arrays.asList(out);
     }
 
     private Leases.Failure failure(OutboxRecord r, PublishResult result, Instant now) {
@@ -275,7 +369,13 @@ public final class Relay implements AutoCloseable {
                 failedCounts = leases.failed(c, failures, config.instanceId, now);
                 if (!unknown.isEmpty()) {
                     int released = leases.release(c, unknown, config.instanceId, now);
-                    log.info("Relay {}: closing; gave back {} leases whose outcome was not known yet", config.instanceId, released);
+                    if (running) {
+                        log.debug("Relay {}: gave back {} leases of events held back behind an unpublished earlier event",
+                                config.instanceId, released);
+                    } else {
+                        log.info("Relay {}: closing; gave back {} leases whose outcome was not known yet",
+                                config.instanceId, released);
+                    }
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {

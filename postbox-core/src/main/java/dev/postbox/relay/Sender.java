@@ -32,6 +32,11 @@ final class Sender {
 
     /** One outcome per event of {@code batch}, in order; null where the outcome is unknown. */
     List<PublishResult> publish(List<OutboxRecord> batch) {
+        return publish(batch, System.nanoTime() + sendTimeout.toNanos());
+    }
+
+    /** As {@link #publish(List)}, with sends still open at {@code deadline} (a {@link System#nanoTime()}) timed out. */
+    List<PublishResult> publish(List<OutboxRecord> batch, long deadline) {
         List<PublishResult> results = new ArrayList<>(batch.size());
         if (batch.isEmpty()) {
             return results;
@@ -52,7 +57,6 @@ final class Sender {
             batch.forEach(r -> results.add(wrong));
             return results;
         }
-        long deadline = System.nanoTime() + sendTimeout.toNanos();
         boolean interrupted = false;
         for (CompletionStage<PublishResult> stage : stages) {
             java.util.concurrent.CompletableFuture<PublishResult> f = stage.toCompletableFuture();

@@ -102,18 +102,101 @@ public abstract class RelayContract extends DatabaseContract {
     }
 
     @Test
-    final void anOrderedBatchHoldsAtMostOneEventPerAggregate() throws Exception {
+    final void aRunOfOneAggregateIsPublishedInWavesOfOneEventPerAggregate() throws Exception {
         writeEvents(50, 5, "order.event");
-        List<List<OutboxRecord>> batches = new ArrayList<>();
+        List<List<OutboxRecord>> calls = new ArrayList<>();
         Publisher spy = records -> {
-            batches.add(List.copyOf(records));
+            calls.add(List.copyOf(records));
             return to(new Receiver()).publish(records);
         };
         try (Relay relay = relay(spy, "relay-1").build()) {
+            assertThat(drain(relay)).as("one claim takes the runs of all five aggregates").hasSize(1);
+        }
+        assertThat(calls).hasSize(10);
+        for (int wave = 0; wave < 10; wave++) {
+            assertThat(calls.get(wave)).extracting(OutboxRecord::aggregateId).doesNotHaveDuplicates().hasSize(5);
+            int w = wave;
+            assertThat(calls.get(wave)).extracting(OutboxRecord::eventNo)
+                    .allMatch(no -> Integer.parseInt(no.substring(no.lastIndexOf('-') + 1)) / 5 == w, "wave " + w);
+        }
+    }
+
+    @Test
+    final void fewBusyAggregatesStillFillTheBatch() throws Exception {
+        writeEvents(1_000, 4, "order.event");
+        Receiver receiver = new Receiver();
+        try (Relay relay = relay(to(receiver), "relay-1").build()) {
+            List<Cycle> cycles = drain(relay);
+            assertThat(cycles).hasSize(2).allMatch(c -> c.claimed() == 500 && c.published() == 500);
+        }
+        assertThat(receiver.distinct()).isEqualTo(1_000);
+        assertThat(receiver.duplicates()).isZero();
+        assertThat(receiver.orderViolations()).isEmpty();
+    }
+
+    @Test
+    final void aFailureInsideARunHoldsBackTheRestOfItsAggregateOnly() throws Exception {
+        writeEvents(40, 4, "order.event"); // aggregate A0 holds events 0, 4, 8, ..., 36
+        Receiver receiver = new Receiver();
+        java.util.Set<String> failedOnce = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Publisher publisher = failing(r -> r.eventNo().equals("order.event-8") && failedOnce.add(r.eventNo())
+                ? PublishResult.retry("leader not available") : PublishResult.published(), receiver);
+        try (Relay relay = relay(publisher, "relay-1").build()) {
+            Cycle first = relay.runOnce();
+            assertThat(first.claimed()).isEqualTo(40);
+            assertThat(first.failed()).isEqualTo(1);
+            assertThat(first.published()).as("A0's events after 8 were not sent").isEqualTo(40 - 8);
+            assertThat(receiver.times("order.event-12")).isZero();
+            OutboxRecord held = postbox.queries().outbox().byEventNo("order.event-12").orElseThrow();
+            assertThat(held.status()).isEqualTo(OutboxStatus.PENDING);
+            assertThat(held.retryCount()).as("holding back is not an attempt").isZero();
+            assertThat(held.lockedBy()).isNull();
+            assertThat(postbox.queries().outbox().byEventNo("order.event-8").orElseThrow().status())
+                    .isEqualTo(OutboxStatus.FAILED);
+            assertThat(relay.runOnce().claimed()).as("A0 waits for its failed event").isZero();
+            clock.advance(RetryPolicy.DEFAULT_CAP);
             drain(relay);
         }
-        assertThat(batches).hasSize(10);
-        assertThat(batches).allSatisfy(b -> assertThat(b).extracting(OutboxRecord::aggregateId).doesNotHaveDuplicates());
+        assertThat(receiver.distinct()).isEqualTo(40);
+        assertThat(receiver.duplicates()).isZero();
+        assertThat(receiver.orderViolations()).isEmpty();
+    }
+
+    @Test
+    final void aRunStopsBeforeALaterEventThatIsNotClaimableYet() throws Exception {
+        writeEvents(3, 1, "order.event");
+        // order.event-1 failed and waits an hour while order.event-0 is pending again (e.g. retried by hand)
+        exec("UPDATE " + postbox.tables().outbox() + " SET publish_status = 3, retry_count = 1,"
+                + " next_retry_time = create_time WHERE event_no = 'order.event-1'");
+        clock.advance(Duration.ofHours(-1)); // so that its retry is an hour away
+        Receiver receiver = new Receiver();
+        try (Relay relay = relay(to(receiver), "relay-1").build()) {
+            assertThat(relay.runOnce().claimed()).as("only the head; the run stops at the failed event").isEqualTo(1);
+            assertThat(relay.runOnce().claimed()).isZero();
+            assertThat(postbox.queries().outbox().byEventNo("order.event-2").orElseThrow().status())
+                    .isEqualTo(OutboxStatus.PENDING);
+            clock.advance(Duration.ofHours(2));
+            drain(relay);
+        }
+        assertThat(receiver.deliveries).extracting(OutboxRecord::eventNo)
+                .containsExactly("order.event-0", "order.event-1", "order.event-2");
+    }
+
+    @Test
+    final void aHeadWhoseExpiredLeaseUsedItsLastRetryHoldsBackItsRun() throws Exception {
+        writeEvents(3, 1, "order.event");
+        exec("UPDATE " + postbox.tables().outbox() + " SET publish_status = 1, locked_by = 'crashed', retry_count = 5,"
+                + " max_retry_count = 5, lock_until = create_time WHERE event_no = 'order.event-0'");
+        clock.advance(Duration.ofMinutes(1));
+        Receiver receiver = new Receiver();
+        try (Relay relay = relay(to(receiver), "relay-1").build()) {
+            Cycle cycle = relay.runOnce();
+            assertThat(cycle.dead()).isEqualTo(1);
+            assertThat(cycle.published()).isZero();
+        }
+        assertThat(receiver.deliveries).isEmpty();
+        assertThat(postbox.queries().outbox().byEventNo("order.event-0").orElseThrow().status()).isEqualTo(OutboxStatus.DEAD);
+        assertThat(countStatus(OutboxStatus.PENDING)).isEqualTo(2);
     }
 
     @Test
