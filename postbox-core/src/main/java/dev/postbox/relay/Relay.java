@@ -101,9 +101,19 @@ public final class Relay implements AutoCloseable {
         if (postgres) {
             // A generic plan cached while the table was small (or never analyzed) can turn the order guard
             // into a scan per candidate as the backlog grows; custom plans follow the table's real size.
-            cfg.setConnectionInitSql("SET plan_cache_mode = force_custom_plan");
+            // Asynchronous commit: see RelayBuilder#asyncCommit (PostgresCrashTest proves it loses nothing).
+            cfg.setConnectionInitSql("SET plan_cache_mode = force_custom_plan"
+                    + (config.asyncCommit ? "; SET synchronous_commit = off" : ""));
+            // SET is transactional in PostgreSQL: Hikari must commit the init statements, or the first
+            // rollback of the connection would undo them
+            cfg.setIsolateInternalQueries(true);
         }
         return new HikariDataSource(cfg);
+    }
+
+    /** The connections the relay works with (its own pool unless one was handed in); for tests. */
+    DataSource pool() {
+        return pool;
     }
 
     /** This relay's {@code locked_by}. */

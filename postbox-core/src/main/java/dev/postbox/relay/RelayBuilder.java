@@ -41,6 +41,7 @@ public final class RelayBuilder {
     RelayListener listener = RelayListener.NOOP;
     DataSource dataSource;
     boolean listen = true;
+    boolean asyncCommit = true;
 
     /** Used by {@code Postbox#relay}. */
     public RelayBuilder(Settings settings, Publisher publisher) {
@@ -160,6 +161,20 @@ public final class RelayBuilder {
      */
     public RelayBuilder listenForNotifications(boolean listen) {
         this.listen = listen;
+        return this;
+    }
+
+    /**
+     * On PostgreSQL, whether the relay's own transactions (claims, outcomes, leases given back) commit with
+     * {@code synchronous_commit = off}: they return before their WAL is flushed, which takes the flush
+     * (one to several milliseconds) off every cycle. A database crash can lose the last such commits (at
+     * most about three times {@code wal_writer_delay}); the events stay in the outbox as they were before
+     * the lost commit, so the only effect is that some are published again, never that one is lost. The
+     * events themselves are written by the application's transaction, whose setting this does not touch.
+     * Default true; applies to the relay's own pool only (not to a {@link #dataSource} handed in).
+     */
+    public RelayBuilder asyncCommit(boolean asyncCommit) {
+        this.asyncCommit = asyncCommit;
         return this;
     }
 

@@ -82,6 +82,35 @@ class PostgresRelayTest extends RelayContract {
     }
 
     @Test
+    void theRelaysOwnConnectionsCommitAsynchronouslyAndPlanPerExecution() throws Exception {
+        try (Relay relay = relay(to(new Receiver()), "relay-1").build();
+             Relay strict = relay(to(new Receiver()), "relay-2").asyncCommit(false).build()) {
+            assertThat(setting(relay, "synchronous_commit")).isEqualTo("off");
+            assertThat(setting(relay, "plan_cache_mode")).isEqualTo("force_custom_plan");
+            assertThat(setting(strict, "synchronous_commit")).isEqualTo("on");
+        }
+        try (Connection c = ds.getConnection()) {
+            assertThat(show(c, "synchronous_commit")).as("the application's connections are untouched").isEqualTo("on");
+        }
+    }
+
+    private static String setting(Relay relay, String name) throws Exception {
+        try (Connection c = relay.pool().getConnection()) {
+            return show(c, name);
+        }
+    }
+
+    private static String show(Connection c, String name) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement("SELECT current_setting(?)")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    @Test
     void aNotifyAtCommitWakesAListeningRelayLongBeforeItsNextPoll() throws Exception {
         dev.postbox.Postbox live = newPostbox(b -> b.clock(java.time.Clock.systemUTC()));
         Receiver receiver = new Receiver();
