@@ -85,6 +85,14 @@ final class DrainBench implements Scenario {
         Fmt.line("VERIFY published_rows=" + publishedRows + " of " + events + " other_status_rows=" + unfinishedRows
                 + " commits=" + (commitDelta.isPresent() ? commitDelta.getAsLong() : "n/a"));
 
+        // after the drain, on the same table: what the SQL alone could do (H2 has no SKIP LOCKED to compare with)
+        String sqlLimit = "n/a";
+        if (!ctx.db.kind().equals("h2")) {
+            SqlLimit.Result limit = SqlLimit.measure(ctx, Math.min(events, 50_000), o.positiveInt("batch"));
+            Fmt.line(limit.toString());
+            sqlLimit = Fmt.rate(limit.eps());
+        }
+
         long published = receiver.distinct();
         boolean ok = complete && published == events && publishedRows == events && unfinishedRows == 0
                 && receiver.duplicates() == 0 && receiver.orderViolations() == 0;
@@ -92,6 +100,7 @@ final class DrainBench implements Scenario {
                 + " duplicates=" + receiver.duplicates() + " order_violations=" + receiver.orderViolations()
                 + " eps=" + Fmt.rate(published / seconds) + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps())
                 + " commits_per_event=" + (commitDelta.isPresent() ? Fmt.four((double) commitDelta.getAsLong() / events) : "n/a")
+                + " sql_limit_eps=" + sqlLimit
                 + (history > 0 ? " history=" + history : "");
         return new Outcome(result, ok);
     }

@@ -176,12 +176,10 @@ final class Followers {
      */
     private List<OutboxRecord> lockUnchanged(Connection c, List<Follower> candidates) throws SQLException {
         Map<Long, OutboxRecord> rows = new HashMap<>();
-        String sql = "SELECT " + Rows.OUTBOX_COLUMNS + " FROM " + s.table + " WHERE id IN ("
-                + candidates.stream().map(f -> "?").collect(Collectors.joining(", ")) + ") FOR UPDATE";
+        List<Long> ids = candidates.stream().map(Follower::id).toList();
+        String sql = "SELECT " + Rows.OUTBOX_COLUMNS + " FROM " + s.table + " WHERE " + idIn(ids.size()) + " FOR UPDATE";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < candidates.size(); i++) {
-                ps.setLong(i + 1, candidates.get(i).id());
-            }
+            bindIds(c, ps, 1, ids);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     OutboxRecord r = Rows.outbox(rs, dialect);
@@ -207,18 +205,30 @@ final class Followers {
 
     private void lease(Connection c, List<OutboxRecord> rows, String owner, Instant now, Instant lockUntil)
             throws SQLException {
-        String sql = "UPDATE " + s.table + " SET " + s.leaseSet + " WHERE id IN ("
-                + rows.stream().map(r -> "?").collect(Collectors.joining(", ")) + ")";
+        String sql = "UPDATE " + s.table + " SET " + s.leaseSet + " WHERE " + idIn(rows.size());
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, ClaimSql.LEASE_EXPIRED);
             ps.setString(2, owner);
             dialect.bindTime(ps, 3, lockUntil);
             dialect.bindTime(ps, 4, now);
             dialect.bindTime(ps, 5, now);
-            for (int i = 0; i < rows.size(); i++) {
-                ps.setLong(6 + i, rows.get(i).id());
-            }
+            bindIds(c, ps, 6, rows.stream().map(OutboxRecord::id).toList());
             ps.executeUpdate();
+        }
+    }
+
+    /** PostgreSQL: one array parameter (cheap to plan); elsewhere an IN list. */
+    private String idIn(int n) {
+        return dialect == Dialect.POSTGRESQL ? "id = ANY (?)" : "id IN (" + String.join(", ", java.util.Collections.nCopies(n, "?")) + ")";
+    }
+
+    private void bindIds(Connection c, PreparedStatement ps, int first, List<Long> ids) throws SQLException {
+        if (dialect == Dialect.POSTGRESQL) {
+            ps.setArray(first, c.createArrayOf("bigint", ids.toArray()));
+            return;
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            ps.setLong(first + i, ids.get(i));
         }
     }
 
