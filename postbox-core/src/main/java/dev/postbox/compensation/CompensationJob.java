@@ -82,85 +82,83 @@ public final class CompensationJob implements AutoCloseable {
         this.dataSource = b.dataSource != null ? b.dataSource : b.settings.dataSource();
     }
 
-    /** Scans once and compensates what it found, on the calling thread; serialized with the schedule. */
+    /**
+     * Scans once and compensates what it found, on the calling thread, with one connection of the job's
+     * data source: the scan in one short transaction, then one transaction per key. Serialized with the
+     * schedule.
+     */
     public Run runOnce() {
         synchronized (runLock) {
-            List<String> keys = scan();
-            int done = 0;
-            int already = 0;
-            int failed = 0;
-            int gaveUp = 0;
-            int errors = 0;
-            for (String key : keys) {
-                try {
-                    switch (compensate(key).outcome()) {
-                        case DONE -> done++;
-                        case ALREADY_DONE -> already++;
-                        case FAILED -> failed++;
-                        case GAVE_UP -> gaveUp++;
+            String job = config.bizType + "/" + config.actionType;
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(false);
+                List<String> keys = scan(c);
+                int done = 0;
+                int already = 0;
+                int failed = 0;
+                int gaveUp = 0;
+                int errors = 0;
+                for (String key : keys) {
+                    try {
+                        switch (compensate(c, key).outcome()) {
+                            case DONE -> done++;
+                            case ALREADY_DONE -> already++;
+                            case FAILED -> failed++;
+                            case GAVE_UP -> gaveUp++;
+                        }
+                    } catch (RuntimeException e) {
+                        errors++;
+                        log.warn("Compensation job {}: key {} not compensated this run: {}", job, key, e.toString());
+                        c.rollback(); // a connection that cannot even roll back ends the run
                     }
-                } catch (RuntimeException e) {
-                    errors++;
-                    log.warn("Compensation job {}/{}: key {} not compensated this run: {}", config.bizType,
-                            config.actionType, key, e.toString());
                 }
+                Run run = new Run(keys.size(), done, already, failed, gaveUp, errors);
+                if (!keys.isEmpty()) {
+                    log.info("Compensation job {}: {}", job, run);
+                }
+                return run;
+            } catch (SQLException e) {
+                throw new PostboxSqlException("compensation job " + job, e);
             }
-            Run run = new Run(keys.size(), done, already, failed, gaveUp, errors);
-            if (!keys.isEmpty()) {
-                log.info("Compensation job {}/{}: {}", config.bizType, config.actionType, run);
-            }
-            return run;
         }
     }
 
-    private List<String> scan() {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                List<String> keys = config.scan.keys(c, config.batchSize);
-                c.commit();
-                if (keys.size() > config.batchSize) {
-                    log.warn("Compensation job {}/{}: scan returned {} keys for a limit of {}; using the first {}",
-                            config.bizType, config.actionType, keys.size(), config.batchSize, config.batchSize);
-                    keys = keys.subList(0, config.batchSize);
-                }
-                return List.copyOf(keys);
-            } catch (Exception e) {
-                c.rollback();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw new PostboxSqlException("compensation job " + config.bizType + "/" + config.actionType + " scan", e);
-        } catch (RuntimeException e) {
-            throw e;
+    private List<String> scan(Connection c) throws SQLException {
+        List<String> keys;
+        try {
+            keys = config.scan.keys(c, config.batchSize);
+            c.commit();
         } catch (Exception e) {
+            c.rollback();
+            if (e instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e instanceof SQLException sql) {
+                throw sql;
+            }
             throw new dev.postbox.PostboxException("compensation job " + config.bizType + "/" + config.actionType
                     + " scan failed: " + e, e);
         }
+        if (keys.size() > config.batchSize) {
+            log.warn("Compensation job {}/{}: scan returned {} keys for a limit of {}; using the first {}",
+                    config.bizType, config.actionType, keys.size(), config.batchSize, config.batchSize);
+            keys = keys.subList(0, config.batchSize);
+        }
+        return List.copyOf(keys);
     }
 
-    private CompensationResult<Void> compensate(String key) {
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                CompensationResult<Void> r = compensations.once(c, config.bizType, key, config.actionType,
-                        config.maxAttempts, conn -> {
-                            config.action.run(conn, key);
-                            return null;
-                        });
-                c.commit();
-                if (r.outcome() == CompensationResult.Outcome.FAILED) {
-                    log.warn("Compensation {}/{}/{} failed (attempt {} of {}): {}", config.bizType, key,
-                            config.actionType, r.attempts(), config.maxAttempts, String.valueOf(r.error()));
-                }
-                return r;
-            } catch (RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw new PostboxSqlException("compensation " + config.bizType + "/" + key + "/" + config.actionType, e);
+    private CompensationResult<Void> compensate(Connection c, String key) throws SQLException {
+        CompensationResult<Void> r = compensations.once(c, config.bizType, key, config.actionType, config.maxAttempts,
+                conn -> {
+                    config.action.run(conn, key);
+                    return null;
+                });
+        c.commit();
+        if (r.outcome() == CompensationResult.Outcome.FAILED) {
+            log.warn("Compensation {}/{}/{} failed (attempt {} of {}): {}", config.bizType, key, config.actionType,
+                    r.attempts(), config.maxAttempts, String.valueOf(r.error()));
         }
+        return r;
     }
 
     /** Runs {@link #runOnce()} now and then every interval on a daemon thread; returns this job. */
