@@ -3,9 +3,7 @@ package dev.postbox.message;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.PostboxSqlException;
-import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
-import dev.postbox.spi.ErrorClassifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +37,7 @@ public final class MessageWorker implements AutoCloseable {
     private final Settings settings;
     private final MessageWorkerBuilder config;
     private final WorkerStore store;
+    private final FailurePolicy failurePolicy;
     private final DataSource pool;
     private final HikariDataSource ownedPool;
     private final Object signal = new Object();
@@ -53,6 +52,7 @@ public final class MessageWorker implements AutoCloseable {
         this.settings = settings;
         this.config = config;
         this.store = new WorkerStore(settings.dialect(), settings.tables().message(), config.handlers.keySet());
+        this.failurePolicy = new FailurePolicy(config);
         if (config.dataSource != null) {
             this.pool = config.dataSource;
             this.ownedPool = null;
@@ -200,7 +200,7 @@ public final class MessageWorker implements AutoCloseable {
                     failures.add(new WorkerStore.Failure(event, WorkerStore.Kind.RELEASE,
                             "released: handler interrupted while worker " + config.instanceId + " stopped", settings.now(), 0));
                 } else {
-                    failures.add(failure(event, error, "", settings.now()));
+                    failures.add(failurePolicy.failure(event, error, "", settings.now()));
                 }
             }
         } finally {
@@ -236,24 +236,6 @@ public final class MessageWorker implements AutoCloseable {
         }
     }
 
-    /** The outcome of a failed attempt of {@code event}, by the classifier, the retry count and the type's policy. */
-    private WorkerStore.Failure failure(MessageRecord event, Throwable error, String prefix, Instant now) {
-        String reason = Check.clip(prefix + error, 1000);
-        int failures = event.retryCount() + 1;
-        if (config.classifier.classify(error) == ErrorClassifier.Decision.DEAD) {
-            return new WorkerStore.Failure(event, WorkerStore.Kind.DEAD, Check.clip("not retryable: " + reason, 1000), null, 1);
-        }
-        if (failures > event.maxRetryCount()) {
-            String exhausted = "retries exhausted (" + event.maxRetryCount() + "): ";
-            return config.afterMaxRetries.getOrDefault(event.eventType(), AfterMaxRetries.DEAD) == AfterMaxRetries.CANCELLED
-                    ? new WorkerStore.Failure(event, WorkerStore.Kind.CANCEL,
-                            Check.clip(exhausted + "cancelled by policy: " + reason, 1000), null, 1)
-                    : new WorkerStore.Failure(event, WorkerStore.Kind.DEAD, Check.clip(exhausted + reason, 1000), null, 1);
-        }
-        Duration delay = config.retryPolicies.getOrDefault(event.eventType(), config.retryPolicy).delay(failures);
-        return new WorkerStore.Failure(event, WorkerStore.Kind.RETRY, reason, now.plus(delay), 1);
-    }
-
     private int recover(Instant now) {
         Instant cutoff = now.minus(config.stuckTimeout);
         try (Connection c = pool.getConnection()) {
@@ -265,7 +247,7 @@ public final class MessageWorker implements AutoCloseable {
                 }
                 List<WorkerStore.Failure> failures = new ArrayList<>(stuck.size());
                 for (MessageRecord r : stuck) {
-                    failures.add(failure(r, new StuckEventException(r, config.stuckTimeout),
+                    failures.add(failurePolicy.failure(r, new StuckEventException(r, config.stuckTimeout),
                             "recovered by worker " + config.instanceId + ": ", now));
                 }
                 int[] recorded = store.failed(c, failures, now);
