@@ -283,7 +283,14 @@ public final class CompensationJob implements AutoCloseable {
             if (interval == null || interval.isNegative() || interval.isZero()) {
                 throw new ValidationException("interval", "must be a positive duration (was " + interval + ")");
             }
-            return new CompensationJob(this);
+            Builder frozen = new Builder(settings, compensations, bizType, actionType);
+            frozen.scan = scan;
+            frozen.action = action;
+            frozen.batchSize = batchSize;
+            frozen.maxAttempts = maxAttempts;
+            frozen.interval = interval;
+            frozen.dataSource = dataSource;
+            return new CompensationJob(frozen); // later changes to this builder cannot change the job
         }
     }
 }

@@ -162,6 +162,15 @@ public final class MessageWorker implements AutoCloseable {
     }
 
     private WorkerCycle cycle(HandlerRunner runner) {
+        long started = System.nanoTime();
+        WorkerCycle cycle = cycleOnce(runner);
+        if (cycle != WorkerCycle.EMPTY) {
+            safely(() -> config.listener.cycle(config.instanceId, cycle, Duration.ofNanos(System.nanoTime() - started)));
+        }
+        return cycle;
+    }
+
+    private WorkerCycle cycleOnce(HandlerRunner runner) {
         Instant now = settings.now();
         int recovered = recover(now);
         List<MessageRecord> pending = stopping ? List.of() : claim(now);
@@ -193,7 +202,10 @@ public final class MessageWorker implements AutoCloseable {
                     continue;
                 }
                 MessageRecord event = pending.remove(0);
+                long handling = System.nanoTime();
                 Throwable error = runner.run(config.handlers.get(event.eventType()), event, config.handlerTimeout);
+                Duration took = Duration.ofNanos(System.nanoTime() - handling);
+                safely(() -> config.listener.handled(event, took, error));
                 if (error == null) {
                     succeeded.add(event);
                 } else if (error instanceof InterruptedException) {
@@ -215,27 +227,6 @@ public final class MessageWorker implements AutoCloseable {
         return tally.cycle();
     }
 
-    /** Counts of one cycle. */
-    private static final class Tally {
-        final int claimed;
-        final int recovered;
-        int succeeded;
-        int retried;
-        int dead;
-        int cancelled;
-        int fenced;
-        int released;
-
-        Tally(int claimed, int recovered) {
-            this.claimed = claimed;
-            this.recovered = recovered;
-        }
-
-        WorkerCycle cycle() {
-            return new WorkerCycle(claimed, succeeded, retried, dead, cancelled, fenced, released, recovered);
-        }
-    }
-
     private int recover(Instant now) {
         Instant cutoff = now.minus(config.stuckTimeout);
         try (Connection c = pool.getConnection()) {
@@ -253,8 +244,11 @@ public final class MessageWorker implements AutoCloseable {
                 int[] recorded = store.failed(c, failures, now);
                 c.commit();
                 int recovered = 0;
-                for (int n : recorded) {
-                    recovered += n;
+                for (int i = 0; i < recorded.length; i++) {
+                    if (recorded[i] == 1) {
+                        recovered++;
+                        notifyRecorded(failures.get(i));
+                    }
                 }
                 log.warn("Message worker {}: recovered {} event(s) stuck in PROCESSING for over {}", config.instanceId,
                         recovered, config.stuckTimeout);
@@ -341,14 +335,11 @@ public final class MessageWorker implements AutoCloseable {
             }
             switch (f.kind()) {
                 case RETRY -> tally.retried++;
-                case DEAD -> {
-                    tally.dead++;
-                    log.warn("Message worker {}: event {} ({}) is DEAD: {}", config.instanceId, f.event().eventNo(),
-                            f.event().eventType(), f.reason());
-                }
+                case DEAD -> tally.dead++;
                 case CANCEL -> tally.cancelled++;
                 case RELEASE -> tally.released++;
             }
+            notifyRecorded(f);
         }
         if (tally.fenced > 0) {
             log.warn("Message worker {}: {} outcome(s) not recorded: the events were recovered as stuck by another worker",
@@ -356,6 +347,27 @@ public final class MessageWorker implements AutoCloseable {
         }
         succeeded.clear();
         failures.clear();
+    }
+
+    private void notifyRecorded(WorkerStore.Failure f) {
+        switch (f.kind()) {
+            case RETRY -> safely(() -> config.listener.failed(f.event(), f.reason(), f.nextRetry()));
+            case DEAD -> {
+                log.warn("Message worker {}: event {} ({}) is DEAD: {}", config.instanceId, f.event().eventNo(),
+                        f.event().eventType(), f.reason());
+                safely(() -> config.listener.dead(f.event(), f.reason()));
+            }
+            case CANCEL -> safely(() -> config.listener.cancelled(f.event(), f.reason()));
+            case RELEASE -> { }
+        }
+    }
+
+    private void safely(Runnable hook) {
+        try {
+            hook.run();
+        } catch (RuntimeException e) {
+            log.warn("Message worker {}: listener failed: {}", config.instanceId, e.toString());
+        }
     }
 
     /**

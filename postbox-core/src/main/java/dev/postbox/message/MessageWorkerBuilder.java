@@ -37,6 +37,7 @@ public final class MessageWorkerBuilder {
     Duration stuckTimeout = WorkerDefaults.STUCK_TIMEOUT;
     Duration shutdownTimeout = WorkerDefaults.SHUTDOWN_TIMEOUT;
     DataSource dataSource;
+    WorkerListener listener = WorkerListener.NOOP;
 
     /** Used by {@code Postbox#worker()}. */
     public MessageWorkerBuilder(Settings settings) {
@@ -123,6 +124,12 @@ public final class MessageWorkerBuilder {
         return this;
     }
 
+    /** Metrics, tracing and alert hooks; default {@link WorkerListener#NOOP}. */
+    public MessageWorkerBuilder listener(WorkerListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
     /**
      * A data source reserved for this worker, used as is and not closed. Default: a HikariCP pool of
      * threads + 1 connections opened by the worker on the application's database (copying its settings when
@@ -154,7 +161,28 @@ public final class MessageWorkerBuilder {
             throw new ValidationException("stuckTimeout", "must be at least twice handlerTimeout " + handlerTimeout
                     + " (was " + stuckTimeout + "), or events still being handled would be recovered as stuck");
         }
-        return new MessageWorker(settings, this);
+        return new MessageWorker(settings, frozen());
+    }
+
+    /** A copy the worker keeps, so that changing this builder later cannot change a built worker. */
+    private MessageWorkerBuilder frozen() {
+        MessageWorkerBuilder f = new MessageWorkerBuilder(settings);
+        f.instanceId = instanceId;
+        f.handlers.putAll(handlers);
+        f.afterMaxRetries.putAll(afterMaxRetries);
+        f.retryPolicies.putAll(retryPolicies);
+        f.retryPolicy = retryPolicy;
+        f.classifier = classifier;
+        f.threads = threads;
+        f.batchSize = batchSize;
+        f.pollMin = pollMin;
+        f.pollMax = pollMax;
+        f.handlerTimeout = handlerTimeout;
+        f.stuckTimeout = stuckTimeout;
+        f.shutdownTimeout = shutdownTimeout;
+        f.dataSource = dataSource;
+        f.listener = listener;
+        return f;
     }
 
     /** Builds and starts the worker. */

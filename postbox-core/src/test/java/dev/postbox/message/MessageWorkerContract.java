@@ -91,6 +91,7 @@ public abstract class MessageWorkerContract extends DatabaseContract {
                 AtomicInteger mine = new AtomicInteger();
                 perWorker.add(mine);
                 workers.add(worker("w" + w).handler(TYPE, counting(e -> mine.incrementAndGet())).batchSize(250)
+                        .threads(w % 2 == 0 ? 1 : 2)
                         .pollInterval(Duration.ofMillis(1), Duration.ofMillis(20)).start());
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
@@ -114,7 +115,19 @@ public abstract class MessageWorkerContract extends DatabaseContract {
     final void alwaysFailingHandlerEndsDeadAfterMaxRetriesWithItsReason() throws Exception {
         createEvent("M-1", TYPE, 2);
         AtomicInteger attempt = new AtomicInteger();
-        try (MessageWorker w = worker("w1").handler(TYPE, counting(e -> {
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        WorkerListener listener = new WorkerListener() {
+            @Override
+            public void failed(MessageRecord event, String reason, java.time.Instant nextRetry) {
+                heard.add("failed " + event.eventNo() + " until " + nextRetry);
+            }
+
+            @Override
+            public void dead(MessageRecord event, String reason) {
+                heard.add("dead " + event.eventNo() + ": " + reason);
+            }
+        };
+        try (MessageWorker w = worker("w1").listener(listener).handler(TYPE, counting(e -> {
             throw new IllegalStateException("stock service down #" + attempt.incrementAndGet());
         })).build()) {
             WorkerCycle first = w.runOnce();
@@ -142,6 +155,46 @@ public abstract class MessageWorkerContract extends DatabaseContract {
             assertThat(w.runOnce().claimed()).as("DEAD is never claimed").isZero();
         }
         assertThat(calls("M-1")).isEqualTo(3);
+        assertThat(heard).containsExactly("failed M-1 until " + START.plus(Duration.ofMinutes(1)),
+                "failed M-1 until " + START.plus(Duration.ofMinutes(2)),
+                "dead M-1: retries exhausted (2): java.lang.IllegalStateException: stock service down #3");
+    }
+
+    @Test
+    final void workersWithFlakyHandlersLoseNothingAndCountEveryFailedAttempt() throws Exception {
+        int n = 2_000;
+        createEvents(TYPE, "F-", n, 50);
+        Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
+        MessageHandler flaky = counting(e -> {
+            if (java.util.concurrent.ThreadLocalRandom.current().nextInt(4) == 0) {
+                failures.computeIfAbsent(e.eventNo(), k -> new AtomicInteger()).incrementAndGet();
+                throw new IllegalStateException("flaky downstream");
+            }
+        });
+        List<MessageWorker> workers = new ArrayList<>();
+        try {
+            for (int w = 0; w < 3; w++) {
+                workers.add(worker("f" + w).handler(TYPE, flaky).batchSize(100)
+                        .retryPolicy(RetryPolicy.fixed(List.of(Duration.ZERO)))
+                        .pollInterval(Duration.ofMillis(1), Duration.ofMillis(20)).start());
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (withStatus(MessageStatus.SUCCEEDED) < n && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+        } finally {
+            workers.forEach(MessageWorker::close);
+        }
+        assertThat(withStatus(MessageStatus.SUCCEEDED)).isEqualTo(n);
+        assertThat(failures).as("some attempts failed").isNotEmpty();
+        for (int i = 0; i < n; i++) {
+            String no = "F-" + i;
+            int failed = failures.containsKey(no) ? failures.get(no).get() : 0;
+            assertThat(calls(no)).as(no + ": invocations = failed attempts + the one that succeeded").isEqualTo(failed + 1);
+        }
+        assertThat(queryLong("SELECT SUM(retry_count) FROM " + postbox.tables().message()))
+                .as("every failed attempt was recorded")
+                .isEqualTo(failures.values().stream().mapToLong(AtomicInteger::get).sum());
     }
 
     @Test
