@@ -309,6 +309,36 @@ public abstract class MessageWorkerContract extends DatabaseContract {
     }
 
     @Test
+    final void eventsWaitingInASlowBatchAreKeptFromLookingStuck() throws Exception {
+        createEvents(TYPE, "M-", 3, 3);
+        AtomicInteger recoveredByOther = new AtomicInteger(-1);
+        try (MessageWorker other = worker("other").handler("UNRELATED", e -> { }).build();
+             MessageWorker w = worker("slow").batchSize(3).handler(TYPE, counting(e -> {
+                 if (e.eventNo().equals("M-0")) {
+                     clock.advance(Duration.ofSeconds(21)); // the first handler takes longer than the stuck timeout
+                 } else if (e.eventNo().equals("M-1")) {
+                     recoveredByOther.set(stuckRecoveredBy(TYPE));
+                 }
+             })).build()) {
+            WorkerCycle cycle = w.runOnce();
+            assertThat(cycle.succeeded()).isEqualTo(3);
+            assertThat(cycle.fenced()).isZero();
+        }
+        assertThat(recoveredByOther.get()).as("events recovered by another worker while they waited").isZero();
+        for (int i = 0; i < 3; i++) {
+            assertThat(calls("M-" + i)).isEqualTo(1);
+        }
+        assertThat(stored("M-2").lastHandleTime()).as("refreshed before M-1 ran").isEqualTo(START.plusSeconds(21));
+    }
+
+    /** Runs one cycle of a second worker for {@code type} and returns how many stuck events it recovered. */
+    private int stuckRecoveredBy(String type) {
+        try (MessageWorker rescuer = worker("rescuer").handler(type, e -> { }).build()) {
+            return rescuer.runOnce().recovered();
+        }
+    }
+
+    @Test
     final void handlerOverrunningItsTimeoutIsInterruptedAndRetried() throws Exception {
         createEvent("M-1", TYPE, 3);
         AtomicBoolean interrupted = new AtomicBoolean();
