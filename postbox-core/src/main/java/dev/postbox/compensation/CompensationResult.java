@@ -5,7 +5,7 @@ package dev.postbox.compensation;
  *
  * @param outcome  see {@link Outcome}
  * @param value    the action's return value when it ran and succeeded, otherwise null
- * @param attempts attempts recorded for this key after the call (0 when unknown)
+ * @param attempts attempts recorded for this key after the call
  * @param error    the action's exception when the outcome is FAILED, otherwise null
  * @param <T>      the action's value type
  */
@@ -22,7 +22,10 @@ public record CompensationResult<T>(Outcome outcome, T value, int attempts, Thro
          * attempt and the error in the caller's transaction, which should still commit to keep that record.
          */
         FAILED,
-        /** Earlier attempts failed and the attempt limit is used up: nothing ran; a person decides. */
+        /**
+         * Earlier attempts failed and the attempt limit is used up, or the log row was left RUNNING by an
+         * action that committed its transaction halfway: nothing ran; a person decides.
+         */
         GAVE_UP
     }
 
