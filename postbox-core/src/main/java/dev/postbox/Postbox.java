@@ -47,6 +47,8 @@ public final class Postbox {
     private final Queries queries;
     private final Schema schema;
     private final dev.postbox.admin.Admin admin;
+    private final dev.postbox.inbox.Inbox inbox;
+    private final dev.postbox.compensation.Compensations compensations;
 
     private Postbox(Settings settings) {
         this.settings = settings;
@@ -55,6 +57,8 @@ public final class Postbox {
         this.queries = new Queries(settings);
         this.schema = new Schema(settings.dataSource(), settings.dialect(), settings.tables(), settings.clock());
         this.admin = dev.postbox.admin.Admin.create(settings);
+        this.inbox = dev.postbox.inbox.Inbox.create(settings);
+        this.compensations = dev.postbox.compensation.Compensations.create(settings);
     }
 
     /** Starts configuring Postbox on {@code dataSource}, the application's own database. */
@@ -87,6 +91,32 @@ public final class Postbox {
     /** Creates message events and moves them through seed 000's state machine. */
     public MessageEvents messages() {
         return messages;
+    }
+
+    /**
+     * Configures a worker that handles message events with handlers registered per event type, on its own
+     * threads and its own small connection pool: {@code postbox.worker().handler("ORDER_PAID", h).start()}.
+     */
+    public dev.postbox.message.MessageWorkerBuilder worker() {
+        return new dev.postbox.message.MessageWorkerBuilder(settings);
+    }
+
+    /** The idempotent consumer: runs a consumer's work once per event, in the consumer's transaction. */
+    public dev.postbox.inbox.Inbox inbox() {
+        return inbox;
+    }
+
+    /** The compensation guard: runs each (bizType, bizKey, actionType) compensation to completion once. */
+    public dev.postbox.compensation.Compensations compensations() {
+        return compensations;
+    }
+
+    /**
+     * Configures a compensation job for {@code bizType}/{@code actionType} (each at most 64 characters):
+     * a scan for keys plus an action per key in its own transaction, guarded by {@link #compensations()}.
+     */
+    public dev.postbox.compensation.CompensationJob.Builder compensationJob(String bizType, String actionType) {
+        return new dev.postbox.compensation.CompensationJob.Builder(settings, compensations, bizType, actionType);
     }
 
     /** A person's retry and cancel of outbox events, recorded with who and why. */

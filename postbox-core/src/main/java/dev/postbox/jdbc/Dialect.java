@@ -64,6 +64,16 @@ public interface Dialect {
     }
 
     /**
+     * A DELETE of at most {@code ?} rows of {@code table} matching {@code condition}, oldest
+     * {@code orderColumn} first, for retention loops that must never hold long locks. The condition's
+     * parameters come first, the row limit last. Default: the rows' ids chosen by a limited subquery.
+     */
+    default String deleteBatch(String table, String condition, String orderColumn) {
+        return "DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table + " WHERE " + condition
+                + " ORDER BY " + orderColumn + " LIMIT ?)";
+    }
+
+    /**
      * Whether {@code e} reports a unique-key violation of the constraint or index named {@code keyName}
      * (and not of another key, such as the primary key).
      */

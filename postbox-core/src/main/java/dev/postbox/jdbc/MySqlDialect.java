@@ -51,6 +51,12 @@ final class MySqlDialect implements Dialect {
         return " FORCE INDEX (" + indexName + ")";
     }
 
+    /** MySQL allows no LIMIT in an IN subquery, but DELETE itself takes ORDER BY and LIMIT. */
+    @Override
+    public String deleteBatch(String table, String condition, String orderColumn) {
+        return "DELETE FROM " + table + " WHERE " + condition + " ORDER BY " + orderColumn + " LIMIT ?";
+    }
+
     @Override
     public boolean isDuplicateKey(SQLException e, String keyName) {
         return e.getErrorCode() == ER_DUP_ENTRY && PostgresDialect.mentions(e, keyName);

@@ -19,7 +19,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 
-/** {@link MessageEvents} on plain JDBC; each transition is one conditional UPDATE. */
+/**
+ * {@link MessageEvents} on plain JDBC; each transition is one conditional UPDATE and bumps {@code version},
+ * which is what fences the {@link MessageWorker}'s writes.
+ */
 final class JdbcMessageEvents implements MessageEvents {
 
     private record Row(long id, String eventNo, MessageEvent event, String source, int maxRetries, Instant now) {
@@ -51,23 +54,27 @@ final class JdbcMessageEvents implements MessageEvents {
                    AND (event_status = 0 OR (event_status = 3 AND next_retry_time <= ?))""".formatted(t);
         this.succeedSql = """
                 UPDATE %s
-                   SET event_status = 2, success_time = ?, fail_reason = NULL, next_retry_time = NULL, update_time = ?
+                   SET event_status = 2, success_time = ?, fail_reason = NULL, next_retry_time = NULL, version = version + 1,
+                       update_time = ?
                  WHERE id = ? AND event_status = 1 AND deleted = 0""".formatted(t);
         this.retrySql = """
                 UPDATE %s
-                   SET event_status = 3, retry_count = retry_count + 1, next_retry_time = ?, fail_reason = ?, update_time = ?
+                   SET event_status = 3, retry_count = retry_count + 1, next_retry_time = ?, fail_reason = ?, version = version + 1,
+                       update_time = ?
                  WHERE id = ? AND event_status = 1 AND deleted = 0 AND retry_count < max_retry_count""".formatted(t);
         this.deadSql = """
                 UPDATE %s
-                   SET event_status = 5, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, update_time = ?
+                   SET event_status = 5, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, version = version + 1,
+                       update_time = ?
                  WHERE id = ? AND event_status = 1 AND deleted = 0 AND retry_count >= max_retry_count""".formatted(t);
         this.deadNowSql = """
                 UPDATE %s
-                   SET event_status = 5, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, update_time = ?
+                   SET event_status = 5, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, version = version + 1,
+                       update_time = ?
                  WHERE id = ? AND event_status = 1 AND deleted = 0""".formatted(t);
         this.cancelSql = """
                 UPDATE %s
-                   SET event_status = 4, fail_reason = ?, next_retry_time = NULL, update_time = ?
+                   SET event_status = 4, fail_reason = ?, next_retry_time = NULL, version = version + 1, update_time = ?
                  WHERE id = ? AND deleted = 0 AND event_status IN (0, 3)""".formatted(t);
     }
 

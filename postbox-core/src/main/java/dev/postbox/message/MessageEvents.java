@@ -15,7 +15,9 @@ import java.time.Duration;
  * PROCESSING -&gt; DEAD                                  (retries exhausted or not retryable)
  * PENDING | FAILED -&gt; CANCELLED
  * </pre>
- * Thread-safe.
+ * Every transition bumps {@code version}: the {@link MessageWorker} fences its writes after a claim by it.
+ * These calls are for handling events by hand; {@code postbox.worker()} runs handlers with claims in batches,
+ * timeouts, retries and stuck-event recovery. Thread-safe.
  */
 public interface MessageEvents {
 

@@ -1,0 +1,121 @@
+package dev.postbox.inbox;
+
+import dev.postbox.PostboxException;
+import dev.postbox.PostboxSqlException;
+import dev.postbox.TransactionRequiredException;
+import dev.postbox.internal.BatchDelete;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.InsertIfAbsent;
+import dev.postbox.internal.Settings;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/** {@link Inbox} on plain JDBC: insert the log row first, under a savepoint, then run the work. */
+final class JdbcInbox implements Inbox {
+
+    /** Stored in consume_status: the row only ever commits together with the finished work. */
+    static final String DONE = "DONE";
+
+    private final Settings settings;
+    private final InsertIfAbsent insert;
+    private final BatchDelete cleanup;
+
+    JdbcInbox(Settings settings) {
+        this.settings = settings;
+        String t = settings.tables().consumeLog();
+        this.insert = new InsertIfAbsent(settings.dialect(), t,
+                "id, consumer, event_no, consume_status, create_time, update_time", "(?, ?, ?, ?, ?, ?)",
+                "consumer, event_no", "uk_consumer_event_no");
+        this.cleanup = new BatchDelete(settings, t, "create_time");
+    }
+
+    @Override
+    public InboxResult<Void> once(Connection connection, String consumer, String eventNo, Action action) {
+        Objects.requireNonNull(action, "action");
+        return once(connection, consumer, eventNo, () -> {
+            action.run();
+            return null;
+        });
+    }
+
+    @Override
+    public <T> InboxResult<T> once(Connection connection, String consumer, String eventNo, Work<T> work) {
+        Objects.requireNonNull(connection, "connection");
+        Check.key("consumer", consumer, 128);
+        Check.key("eventNo", eventNo, 64);
+        Objects.requireNonNull(work, "work");
+        String what = "inbox of consumer '" + consumer + "' for event " + eventNo;
+        Savepoint savepoint;
+        try {
+            if (connection.getAutoCommit()) {
+                throw new TransactionRequiredException(what);
+            }
+            savepoint = connection.setSavepoint();
+            long id = settings.ids().nextId();
+            Instant now = settings.now();
+            boolean inserted;
+            try {
+                inserted = insert.insert(connection, ps -> {
+                    ps.setLong(1, id);
+                    ps.setString(2, consumer);
+                    ps.setString(3, eventNo);
+                    ps.setString(4, DONE);
+                    settings.dialect().bindTime(ps, 5, now);
+                    settings.dialect().bindTime(ps, 6, now);
+                });
+            } catch (SQLException e) {
+                // e.g. a deadlock victim on MySQL, whose whole transaction is already gone with the savepoint
+                try {
+                    connection.rollback(savepoint);
+                } catch (SQLException gone) {
+                    e.addSuppressed(gone);
+                }
+                throw e;
+            }
+            if (!inserted) {
+                connection.releaseSavepoint(savepoint);
+                return new InboxResult<>(InboxResult.Outcome.DUPLICATE, null);
+            }
+        } catch (SQLException e) {
+            throw new PostboxSqlException(what, e);
+        }
+        T value;
+        try {
+            value = work.run();
+        } catch (Throwable t) {
+            undo(connection, savepoint, what, t);
+            if (t instanceof RuntimeException r) {
+                throw r;
+            }
+            if (t instanceof Error err) {
+                throw err;
+            }
+            throw new PostboxException(what + ": the work failed and was rolled back: " + t, t);
+        }
+        try {
+            connection.releaseSavepoint(savepoint);
+        } catch (SQLException e) {
+            throw new PostboxSqlException(what + ": releasing the savepoint", e);
+        }
+        return new InboxResult<>(InboxResult.Outcome.RAN, value);
+    }
+
+    private static void undo(Connection connection, Savepoint savepoint, String what, Throwable failure) {
+        try {
+            connection.rollback(savepoint);
+        } catch (SQLException e) {
+            // the work may have broken the connection; the caller's rollback (or the lost connection) undoes it all
+            failure.addSuppressed(new PostboxSqlException(what + ": rolling back to the savepoint", e));
+        }
+    }
+
+    @Override
+    public long cleanup(Duration olderThan, int batchSize) {
+        return cleanup.run(olderThan, batchSize);
+    }
+}

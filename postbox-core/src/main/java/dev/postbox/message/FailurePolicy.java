@@ -1,0 +1,39 @@
+package dev.postbox.message;
+
+import dev.postbox.internal.Check;
+import dev.postbox.spi.ErrorClassifier;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Turns a failed attempt into what the worker records: DEAD at once when the classifier says the error
+ * cannot be retried; after the last allowed attempt, DEAD or CANCELLED by the event type's policy;
+ * otherwise FAILED, due again after the type's retry delay.
+ */
+final class FailurePolicy {
+
+    private final MessageWorkerBuilder config;
+
+    FailurePolicy(MessageWorkerBuilder config) {
+        this.config = config;
+    }
+
+    /** The failure to record for {@code event}; {@code prefix} leads the stored reason. */
+    WorkerStore.Failure failure(MessageRecord event, Throwable error, String prefix, Instant now) {
+        String reason = Check.clip(prefix + error, 1000);
+        int failures = event.retryCount() + 1;
+        if (config.classifier.classify(error) == ErrorClassifier.Decision.DEAD) {
+            return new WorkerStore.Failure(event, WorkerStore.Kind.DEAD, Check.clip("not retryable: " + reason, 1000), null, 1);
+        }
+        if (failures > event.maxRetryCount()) {
+            String exhausted = "retries exhausted (" + event.maxRetryCount() + "): ";
+            return config.afterMaxRetries.getOrDefault(event.eventType(), AfterMaxRetries.DEAD) == AfterMaxRetries.CANCELLED
+                    ? new WorkerStore.Failure(event, WorkerStore.Kind.CANCEL,
+                            Check.clip(exhausted + "cancelled by policy: " + reason, 1000), null, 1)
+                    : new WorkerStore.Failure(event, WorkerStore.Kind.DEAD, Check.clip(exhausted + reason, 1000), null, 1);
+        }
+        Duration delay = config.retryPolicies.getOrDefault(event.eventType(), config.retryPolicy).delay(failures);
+        return new WorkerStore.Failure(event, WorkerStore.Kind.RETRY, reason, now.plus(delay), 1);
+    }
+}

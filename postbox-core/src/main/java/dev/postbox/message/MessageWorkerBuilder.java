@@ -1,0 +1,198 @@
+package dev.postbox.message;
+
+import dev.postbox.ValidationException;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.Settings;
+import dev.postbox.relay.RetryPolicy;
+import dev.postbox.spi.ErrorClassifier;
+
+import javax.sql.DataSource;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Configures a {@link MessageWorker}; obtained from {@code postbox.worker()}. {@link #build()} validates
+ * every setting (naming the one that is wrong) and freezes it. Not thread-safe.
+ */
+public final class MessageWorkerBuilder {
+
+    final Settings settings;
+    String instanceId = "worker-" + ManagementFactory.getRuntimeMXBean().getPid() + "-"
+            + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+    final Map<String, MessageHandler> handlers = new LinkedHashMap<>();
+    final Map<String, AfterMaxRetries> afterMaxRetries = new HashMap<>();
+    final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
+    RetryPolicy retryPolicy = WorkerDefaults.RETRY_POLICY;
+    ErrorClassifier classifier = ErrorClassifier.DEFAULT;
+    int threads = WorkerDefaults.THREADS;
+    int batchSize = WorkerDefaults.BATCH_SIZE;
+    Duration pollMin = WorkerDefaults.POLL_MIN;
+    Duration pollMax = WorkerDefaults.POLL_MAX;
+    Duration handlerTimeout = WorkerDefaults.HANDLER_TIMEOUT;
+    Duration stuckTimeout = WorkerDefaults.STUCK_TIMEOUT;
+    Duration shutdownTimeout = WorkerDefaults.SHUTDOWN_TIMEOUT;
+    DataSource dataSource;
+    WorkerListener listener = WorkerListener.NOOP;
+
+    /** Used by {@code Postbox#worker()}. */
+    public MessageWorkerBuilder(Settings settings) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+    }
+
+    /**
+     * Handles events of {@code eventType} (at most 64 characters) with {@code handler}; after max retries
+     * such events go DEAD. The worker claims only the types it has handlers for.
+     */
+    public MessageWorkerBuilder handler(String eventType, MessageHandler handler) {
+        return handler(eventType, handler, AfterMaxRetries.DEAD);
+    }
+
+    /** Handles events of {@code eventType}; {@code afterMaxRetries} says what happens once retries are used up. */
+    public MessageWorkerBuilder handler(String eventType, MessageHandler handler, AfterMaxRetries afterMaxRetries) {
+        Check.key("eventType", eventType, 64);
+        this.handlers.put(eventType, Objects.requireNonNull(handler, "handler"));
+        this.afterMaxRetries.put(eventType, Objects.requireNonNull(afterMaxRetries, "afterMaxRetries"));
+        return this;
+    }
+
+    /** Name of this worker in logs and fail reasons; default worker-pid-random. At most 128 characters. */
+    public MessageWorkerBuilder instanceId(String instanceId) {
+        this.instanceId = instanceId;
+        return this;
+    }
+
+    /** Threads, each claiming and handling its own batches, 1..64; default {@value WorkerDefaults#THREADS}. */
+    public MessageWorkerBuilder threads(int threads) {
+        this.threads = threads;
+        return this;
+    }
+
+    /** Events claimed per cycle, 1..{@value WorkerDefaults#MAX_BATCH_SIZE}; default {@value WorkerDefaults#BATCH_SIZE}. */
+    public MessageWorkerBuilder batchSize(int batchSize) {
+        this.batchSize = batchSize;
+        return this;
+    }
+
+    /** Idle polling: {@code min} after an empty cycle, doubling up to {@code max}. Default 10 ms..1 s. */
+    public MessageWorkerBuilder pollInterval(Duration min, Duration max) {
+        this.pollMin = min;
+        this.pollMax = max;
+        return this;
+    }
+
+    /** Longest run of one handler call; an overrun is interrupted and recorded as a retryable failure. Default 30 s. */
+    public MessageWorkerBuilder handlerTimeout(Duration handlerTimeout) {
+        this.handlerTimeout = handlerTimeout;
+        return this;
+    }
+
+    /**
+     * How long an event may stay PROCESSING (since its last_handle_time) before any worker recovers it as a
+     * failed attempt; at least twice the handler timeout. Default 5 minutes.
+     */
+    public MessageWorkerBuilder stuckTimeout(Duration stuckTimeout) {
+        this.stuckTimeout = stuckTimeout;
+        return this;
+    }
+
+    /** Backoff after a failure; default {@link RetryPolicy#seed000()} (1 min, 5 min, 30 min, 2 h). */
+    public MessageWorkerBuilder retryPolicy(RetryPolicy policy) {
+        this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy");
+        return this;
+    }
+
+    /** Backoff for events of one type, overriding the default policy. */
+    public MessageWorkerBuilder retryPolicy(String eventType, RetryPolicy policy) {
+        this.retryPolicies.put(Check.key("eventType", eventType, 64), Objects.requireNonNull(policy, "retryPolicy"));
+        return this;
+    }
+
+    /** Decides RETRY or DEAD for a handler's exception; default {@link ErrorClassifier#DEFAULT}. */
+    public MessageWorkerBuilder errorClassifier(ErrorClassifier classifier) {
+        this.classifier = Objects.requireNonNull(classifier, "errorClassifier");
+        return this;
+    }
+
+    /** How long close() lets the handler in progress finish before interrupting it; default 15 s. */
+    public MessageWorkerBuilder shutdownTimeout(Duration shutdownTimeout) {
+        this.shutdownTimeout = shutdownTimeout;
+        return this;
+    }
+
+    /** Metrics, tracing and alert hooks; default {@link WorkerListener#NOOP}. */
+    public MessageWorkerBuilder listener(WorkerListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /**
+     * A data source reserved for this worker, used as is and not closed. Default: a HikariCP pool of
+     * threads + 1 connections opened by the worker on the application's database (copying its settings when
+     * it is HikariCP), never the application's own pool.
+     */
+    public MessageWorkerBuilder dataSource(DataSource dataSource) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        return this;
+    }
+
+    /** Validates and builds the worker (not started). */
+    public MessageWorker build() {
+        if (handlers.isEmpty()) {
+            throw new ValidationException("handlers", "at least one handler(eventType, handler) is required");
+        }
+        Check.key("instanceId", instanceId, 128);
+        Check.range("threads", threads, 1, 64);
+        Check.range("batchSize", batchSize, 1, WorkerDefaults.MAX_BATCH_SIZE);
+        positive("pollInterval.min", pollMin);
+        positive("pollInterval.max", pollMax);
+        positive("handlerTimeout", handlerTimeout);
+        positive("stuckTimeout", stuckTimeout);
+        positive("shutdownTimeout", shutdownTimeout);
+        if (pollMax.compareTo(pollMin) < 0) {
+            throw new ValidationException("pollInterval.max", "must be at least pollInterval.min " + pollMin
+                    + " (was " + pollMax + ")");
+        }
+        if (stuckTimeout.compareTo(handlerTimeout.multipliedBy(2)) < 0) {
+            throw new ValidationException("stuckTimeout", "must be at least twice handlerTimeout " + handlerTimeout
+                    + " (was " + stuckTimeout + "), or events still being handled would be recovered as stuck");
+        }
+        return new MessageWorker(settings, frozen());
+    }
+
+    /** A copy the worker keeps, so that changing this builder later cannot change a built worker. */
+    private MessageWorkerBuilder frozen() {
+        MessageWorkerBuilder f = new MessageWorkerBuilder(settings);
+        f.instanceId = instanceId;
+        f.handlers.putAll(handlers);
+        f.afterMaxRetries.putAll(afterMaxRetries);
+        f.retryPolicies.putAll(retryPolicies);
+        f.retryPolicy = retryPolicy;
+        f.classifier = classifier;
+        f.threads = threads;
+        f.batchSize = batchSize;
+        f.pollMin = pollMin;
+        f.pollMax = pollMax;
+        f.handlerTimeout = handlerTimeout;
+        f.stuckTimeout = stuckTimeout;
+        f.shutdownTimeout = shutdownTimeout;
+        f.dataSource = dataSource;
+        f.listener = listener;
+        return f;
+    }
+
+    /** Builds and starts the worker. */
+    public MessageWorker start() {
+        return build().start();
+    }
+
+    private static void positive(String field, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new ValidationException(field, "must be a positive duration (was " + d + ")");
+        }
+    }
+}

@@ -1,0 +1,10 @@
+package dev.postbox.message;
+
+import dev.postbox.testing.TestDatabase;
+
+class PostgresMessageWorkerTest extends MessageWorkerContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return TestDatabase.postgres(null);
+    }
+}
