@@ -39,6 +39,15 @@ public final class Relay implements AutoCloseable {
     private final Claimer claimer;
     /** Claims the runs that follow claimed heads; null in unordered mode. */
     private final Followers followers;
+    /**
+     * A steady trickle of events rarely has followers, and looking costs a round trip on every claim;
+     * runs are looked for when the heads fill their share, when the last look found some, and otherwise
+     * at most every {@link #FOLLOWER_LOOK_NANOS}. Skipping a look is always safe: followers are claimed
+     * later as heads. Touched by the claiming thread only (claims are serialized by the cycle lock).
+     */
+    private boolean followersFound = true;
+    private long lastFollowerLook;
+    private static final long FOLLOWER_LOOK_NANOS = 100_000_000L;
     private final Leases leases;
     private final DataSource pool;
     private final HikariDataSource ownedPool;
@@ -284,8 +293,13 @@ public final class Relay implements AutoCloseable {
         }
         java.util.TreeMap<Long, OutboxRecord> all = new java.util.TreeMap<>();
         heads.forEach(r -> all.put(r.id(), r));
-        followers.claim(c, heads, config.unorderedTopics, limit - all.size(), me, now, lockUntil)
-                .forEach(r -> all.put(r.id(), r));
+        long nanos = System.nanoTime();
+        if (heads.size() == firstHeads || followersFound || nanos - lastFollowerLook >= FOLLOWER_LOOK_NANOS) {
+            lastFollowerLook = nanos;
+            List<OutboxRecord> more = followers.claim(c, heads, config.unorderedTopics, limit - all.size(), me, now, lockUntil);
+            followersFound = !more.isEmpty();
+            more.forEach(r -> all.put(r.id(), r));
+        }
         if (heads.size() == firstHeads && all.size() < limit) {
             claimer.claim(c, limit - all.size(), me, now, lockUntil).forEach(r -> all.put(r.id(), r));
         }

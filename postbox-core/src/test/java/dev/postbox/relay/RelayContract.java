@@ -135,6 +135,20 @@ public abstract class RelayContract extends DatabaseContract {
     }
 
     @Test
+    final void afterAQuietSpellABurstOnFewAggregatesIsTakenInRunsAgain() throws Exception {
+        writeEvents(1, 1, "quiet");
+        Receiver receiver = new Receiver();
+        try (Relay relay = relay(to(receiver), "relay-1").build()) {
+            assertThat(relay.runOnce().claimed()).isEqualTo(1); // found no runs: stops looking for a while
+            writeEvents(400, 2, "burst");
+            Thread.sleep(150); // longer than the relay's pause between looks for runs
+            assertThat(relay.runOnce().claimed()).as("runs of both aggregates").isEqualTo(400);
+        }
+        assertThat(receiver.orderViolations()).isEmpty();
+        assertThat(receiver.distinct()).isEqualTo(401);
+    }
+
+    @Test
     final void aFailureInsideARunHoldsBackTheRestOfItsAggregateOnly() throws Exception {
         writeEvents(40, 4, "order.event"); // aggregate A0 holds events 0, 4, 8, ..., 36
         Receiver receiver = new Receiver();
