@@ -137,6 +137,10 @@ final class JdbcOutbox implements Outbox {
         }
         for (Map.Entry<String, String> h : headers.entrySet()) {
             Check.required("headers", h.getKey(), 128);
+            if (h.getKey().toLowerCase(java.util.Locale.ROOT).startsWith(dev.postbox.spi.Envelope.RESERVED_PREFIX)) {
+                throw new ValidationException("headers." + h.getKey(), "names starting with '"
+                        + dev.postbox.spi.Envelope.RESERVED_PREFIX + "' are reserved for the transport envelope");
+            }
             if (h.getValue() == null) {
                 throw new ValidationException("headers." + h.getKey(), "value is required");
             }

@@ -185,6 +185,25 @@ public abstract class InboxContract extends DatabaseContract {
     }
 
     @Test
+    final void anEnvelopeConsumerCommitsOnceAndCommitsNothingWhenItsHandlerFails() throws Exception {
+        dev.postbox.spi.Envelope delivery = new dev.postbox.spi.Envelope("ORDER_CREATED:7", "ORDER_CREATED", 1, "ORDER",
+                "7", null, null, "order-service", START, java.util.Map.of(), "{}");
+        java.util.concurrent.atomic.AtomicBoolean fail = new java.util.concurrent.atomic.AtomicBoolean(true);
+        EnvelopeConsumer consumer = new EnvelopeConsumer(ds, postbox.inbox(), "inventory", (c, e) -> {
+            increment(c);
+            if (fail.get()) {
+                throw new IllegalStateException("stock service down");
+            }
+        });
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> consumer.accept(delivery)).hasMessage("stock service down");
+        assertThat(counter()).as("nothing committed: the delivery must come again").isZero();
+        fail.set(false);
+        assertThat(consumer.accept(delivery).ran()).isTrue();
+        assertThat(consumer.accept(delivery).duplicate()).isTrue();
+        assertThat(counter()).isEqualTo(1);
+    }
+
+    @Test
     final void consumersAreIndependent() throws Exception {
         assertThat(inTx(c -> postbox.inbox().once(c, "inventory", "EVT-1", () -> increment(c))).ran()).isTrue();
         assertThat(inTx(c -> postbox.inbox().once(c, "billing", "EVT-1", () -> increment(c))).ran()).isTrue();

@@ -73,6 +73,7 @@ public abstract class BadInputContract extends DatabaseContract {
                 bad("maxRetries", "between 0 and 1000 (was 1001)", b -> b.maxRetries(1001)),
                 bad("eventVersion", "between 1 and 2147483647 (was 0)", b -> b.eventVersion(0)),
                 bad("headers.tenantId", "value is required", b -> b.header("tenantId", null)),
+                bad("headers.Postbox-Event-No", "reserved for the transport envelope", b -> b.header("Postbox-Event-No", "x")),
                 bad("headers", "at most 256 bytes", b -> b.header("big", "v".repeat(300))));
     }
 
