@@ -19,9 +19,9 @@ import java.util.concurrent.CompletionStage;
 public interface Publisher {
 
     /**
-     * Starts publishing {@code records}; returns one stage per record, in the same order. Events of one
-     * aggregate appear in id order; in the default ordered mode a batch holds at most one event per
-     * aggregate.
+     * Starts publishing {@code records}; returns one stage per record, in the same order. In the default
+     * ordered mode a call holds at most one event per aggregate: the relay hands a claimed run of one
+     * aggregate over in waves, the next event only after the previous one was published.
      */
     List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records);
 }
