@@ -73,7 +73,11 @@ public final class RabbitPublisher implements Publisher, AutoCloseable {
         this.connectionName = b.connectionName;
     }
 
-    /** A builder for a publisher connecting with (a copy of) {@code factory}: host, port, credentials, TLS, timeouts. */
+    /**
+     * A builder for a publisher connecting with (a copy of) {@code factory}: host, port, credentials, TLS,
+     * timeouts. A connection attempt runs on the relay's thread and waits up to the factory's connection
+     * timeout (the client's default is 60 s): set a few seconds where the broker's host may stop answering.
+     */
     public static Builder builder(ConnectionFactory factory) {
         return new Builder(factory);
     }
@@ -144,7 +148,7 @@ public final class RabbitPublisher implements Publisher, AutoCloseable {
                 connection = factory.newConnection(connectionName);
             } catch (IOException | TimeoutException | RuntimeException e) {
                 nextConnectAttempt = now + reconnectNanos;
-                String reason = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+                String reason = describe(e);
                 if (lastConnectFailure == null) {
                     log.warn("cannot connect to RabbitMQ at {}:{}: {}; retrying at most every {} ms",
                             factory.getHost(), factory.getPort(), reason, TimeUnit.NANOSECONDS.toMillis(reconnectNanos));
@@ -164,6 +168,16 @@ public final class RabbitPublisher implements Publisher, AutoCloseable {
         }
         channel = new ConfirmChannel(connection);
         return channel;
+    }
+
+    /** The first message in the cause chain (a cut handshake is an IOException without one around an EOF). */
+    private static String describe(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                return t == e ? t.getMessage() : e.getClass().getSimpleName() + ": " + t.getMessage();
+            }
+        }
+        return e.getClass().getSimpleName() + (e.getCause() == null ? "" : " (" + e.getCause().getClass().getSimpleName() + ")");
     }
 
     /** Closes the connection; events still waiting for their confirm complete as retryable. Idempotent. */
