@@ -90,7 +90,7 @@ final class Outcomes {
     private static String describe(Throwable e) {
         String message = e.getMessage();
         if (message == null && e.getCause() != null) {
-            return describe(e.getCause());
+            return e.getClass().getSimpleName() + " (" + describe(e.getCause()) + ")";
         }
         return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
     }

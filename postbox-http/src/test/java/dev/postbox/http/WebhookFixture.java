@@ -35,6 +35,8 @@ abstract class WebhookFixture extends DatabaseContract {
     protected final ConcurrentLinkedQueue<Envelope> handled = new ConcurrentLinkedQueue<>();
     protected final ConcurrentLinkedQueue<Headers> requests = new ConcurrentLinkedQueue<>();
     protected volatile RuntimeException handlerFailure;
+    /** The consumer's own pool, as a real receiving service has (a connection per request would be the bottleneck). */
+    private com.zaxxer.hikari.HikariDataSource consumerPool;
 
     @Override
     protected TestDatabase newDatabase() {
@@ -43,6 +45,11 @@ abstract class WebhookFixture extends DatabaseContract {
 
     @BeforeAll
     final void createDeliveredTable() throws Exception {
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setDataSource(ds);
+        config.setMaximumPoolSize(16);
+        config.setPoolName("consumer");
+        consumerPool = new com.zaxxer.hikari.HikariDataSource(config);
         exec("CREATE TABLE delivered (arrival BIGSERIAL PRIMARY KEY, event_no VARCHAR(128) NOT NULL,"
                 + " aggregate_id VARCHAR(64) NOT NULL, seq BIGINT NOT NULL)");
     }
@@ -53,7 +60,7 @@ abstract class WebhookFixture extends DatabaseContract {
         handled.clear();
         requests.clear();
         handlerFailure = null;
-        EnvelopeConsumer consumer = new EnvelopeConsumer(ds, postbox.inbox(), CONSUMER, (c, e) -> {
+        EnvelopeConsumer consumer = new EnvelopeConsumer(consumerPool, postbox.inbox(), CONSUMER, (c, e) -> {
             if (handlerFailure != null) {
                 throw handlerFailure;
             }
@@ -77,6 +84,11 @@ abstract class WebhookFixture extends DatabaseContract {
     @AfterEach
     final void stopReceiver() {
         server.close();
+    }
+
+    @org.junit.jupiter.api.AfterAll
+    final void closeConsumerPool() {
+        consumerPool.close();
     }
 
     /** A publisher posting every event of channel {@code WEBHOOK} to the test server. */
