@@ -97,7 +97,11 @@ public final class HttpPublisher implements Publisher {
     public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
         List<CompletionStage<PublishResult>> out = new ArrayList<>(records.size());
         for (OutboxRecord r : records) {
-            out.add(send(r));
+            try {
+                out.add(send(r));
+            } catch (RuntimeException e) {
+                out.add(CompletableFuture.failedFuture(e)); // this event only; the relay's classifier decides
+            }
         }
         return out;
     }
