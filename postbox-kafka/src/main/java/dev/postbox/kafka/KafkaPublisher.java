@@ -89,10 +89,12 @@ public final class KafkaPublisher implements Publisher, AutoCloseable {
         try {
             producer.send(record(topic, r), (metadata, error) -> done.complete(error));
         } catch (RuntimeException e) {
-            if (e instanceof TimeoutException) {
-                blockedTopics.put(topic, e);
-            }
             done.complete(e);
+        }
+        // a metadata timeout is reported through the callback before send() returns
+        Throwable early = done.getNow(null);
+        if (early instanceof TimeoutException) {
+            blockedTopics.put(topic, early);
         }
         return done.thenCompose(error -> error == null
                 ? CompletableFuture.completedFuture(PublishResult.published()) : errors.outcome(topic, error));

@@ -146,6 +146,20 @@ class KafkaPublisherTest extends KafkaTestBase {
             assertThat(missing.kind()).isEqualTo(PublishResult.Kind.DEAD);
             assertThat(missing.reason()).contains("does not exist");
 
+            String absent = "absent-" + System.nanoTime();
+            List<OutboxRecord> batch = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                batch.add(write(event("absent-" + i, absent).aggregate("ORDER", "M" + i).build()));
+            }
+            long started = System.nanoTime();
+            List<PublishResult> results = new ArrayList<>();
+            for (var stage : publisher.publish(batch)) {
+                results.add(stage.toCompletableFuture().get(20, TimeUnit.SECONDS));
+            }
+            assertThat(results).allMatch(x -> x.kind() == PublishResult.Kind.DEAD && x.reason().contains("does not exist"));
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("one metadata wait for the whole batch, not 30")
+                    .isLessThan(Duration.ofSeconds(6));
+
             PublishResult invalid = publishOne(publisher, write(event("mis-2", "bad topic name!").build()));
             assertThat(invalid.kind()).isEqualTo(PublishResult.Kind.DEAD);
             assertThat(invalid.reason()).contains("InvalidTopicException");
