@@ -8,6 +8,7 @@ import dev.postbox.spi.Publisher;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -103,7 +104,7 @@ final class KafkaSink implements Publisher, AutoCloseable {
         } catch (WakeupException e) {
             // closing
         } finally {
-            consumer.close(Duration.ofSeconds(2));
+            consumer.close(CloseOptions.timeout(Duration.ofSeconds(2)));
         }
     }
 

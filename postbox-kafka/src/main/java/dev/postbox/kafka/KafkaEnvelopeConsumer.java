@@ -4,6 +4,7 @@ import dev.postbox.ValidationException;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.inbox.InboxResult;
 import dev.postbox.spi.Envelope;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -137,7 +138,7 @@ public final class KafkaEnvelopeConsumer implements AutoCloseable {
             log.error("kafka consumer '{}' stopped on an unexpected error", consumer.consumer(), e);
         } finally {
             try {
-                kafka.close(Duration.ofSeconds(5));
+                kafka.close(CloseOptions.timeout(Duration.ofSeconds(5)));
             } catch (RuntimeException e) {
                 log.warn("kafka consumer '{}' did not close cleanly", consumer.consumer(), e);
             }

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
  * topics never auto-created. {@link #stopBroker()} / {@link #startBroker()} take the broker down and bring
  * it back on the same port with the same log directory.
  */
+@SuppressWarnings("try") // close() may be interrupted like the kit it closes
 final class KafkaCluster implements AutoCloseable {
 
     private final KafkaClusterTestKit kit;

@@ -114,6 +114,7 @@ class KafkaPublisherTest extends KafkaTestBase {
     }
 
     @Test
+    @SuppressWarnings("try") // the loop only needs closing
     void aRepublishedEventIsAbsorbedByTheInboxAndItsWorkRunsOnce() throws Exception {
         String topic = kafka.createTopic("dedup", 3);
         OutboxRecord r = write(event("dup-1", topic).build());
@@ -203,6 +204,7 @@ class KafkaPublisherTest extends KafkaTestBase {
     }
 
     @Test
+    @SuppressWarnings("try") // the loop only needs closing
     void aRecordThatIsNotAnEnvelopeIsSkippedAndCommittedAndTheNextOneRuns() throws Exception {
         String topic = kafka.createTopic("foreign", 1);
         List<String> rejected = new CopyOnWriteArrayList<>();
@@ -239,6 +241,7 @@ class KafkaPublisherTest extends KafkaTestBase {
     }
 
     @Test
+    @SuppressWarnings("try") // the loop only needs closing
     void aHandlerFailureIsRedeliveredAndNothingAfterItRunsFirst() throws Exception {
         String topic = kafka.createTopic("failing", 1);
         AtomicInteger attempts = new AtomicInteger();

@@ -32,6 +32,7 @@ class KafkaRelayTest extends KafkaTestBase {
 
     @Test
     @Order(1)
+    @SuppressWarnings("try") // the relay and the loops run on their own threads until closed
     void tenThousandEventsOfAHundredAggregatesArriveOnceInAggregateOrder() throws Exception {
         String topic = kafka.createTopic("orders", 6);
         writeEvents("ord", 0, 10_000, 100, topic);
@@ -50,6 +51,7 @@ class KafkaRelayTest extends KafkaTestBase {
 
     @Test
     @Order(2)
+    @SuppressWarnings("try") // the relay and the loops run on their own threads until closed
     void aBrokerDownForTwentySecondsLosesNothingAndKeepsTheOrder() throws Exception {
         String topic = kafka.createTopic("outage", 4);
         writeEvents("out", 0, 1_000, 20, topic);
