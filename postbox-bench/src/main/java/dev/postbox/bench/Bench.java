@@ -72,7 +72,7 @@ public final class Bench {
             }
             b.append('\n');
         }
-        b.append("  --db postgres|mariadb|h2; --sink null (broker sinks come with the transport modules);"
+        b.append("  --db postgres|mariadb|h2; --sink null|kafka (kafka: an in-process KRaft broker);"
                 + " drain --history H first leaves H already-published rows;"
                 + " --wakeup off (polling only) | on (after-commit wakeRelays()) | notify (PostgreSQL NOTIFY/LISTEN)");
         return b.toString();

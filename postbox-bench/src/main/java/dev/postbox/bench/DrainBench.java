@@ -1,5 +1,7 @@
 package dev.postbox.bench;
 
+import dev.postbox.spi.Publisher;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -62,12 +64,13 @@ final class DrainBench implements Scenario {
         Receiver receiver = new Receiver();
         RelayTimers timers = new RelayTimers();
         ctx.evictIdleConnections();
+        Publisher sink = Sinks.create(o.string("sink"), receiver); // a broker sink starts its broker here, untimed
         CommitCounter commits = new CommitCounter(ctx.db);
         commits.start();
         long started = System.nanoTime();
         boolean complete;
         long finished;
-        RelayGroup relays = RelayGroup.start(ctx, Sinks.create(o.string("sink"), receiver),
+        RelayGroup relays = RelayGroup.start(ctx, sink,
                 o.positiveInt("relays"), o.positiveInt("batch"), timers);
         try {
             complete = new Progress(receiver::distinct, timers, started).awaitAtLeast(events, STALL_MS,
@@ -96,7 +99,8 @@ final class DrainBench implements Scenario {
         long published = receiver.distinct();
         boolean ok = complete && published == events && publishedRows == events && unfinishedRows == 0
                 && receiver.duplicates() == 0 && receiver.orderViolations() == 0;
-        String result = "RESULT scenario=drain db=" + ctx.db.kind() + " events=" + events + " published=" + published
+        String result = "RESULT scenario=drain db=" + ctx.db.kind() + " sink=" + o.string("sink")
+                + " events=" + events + " published=" + published
                 + " duplicates=" + receiver.duplicates() + " order_violations=" + receiver.orderViolations()
                 + " eps=" + Fmt.rate(published / seconds) + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps())
                 + " commits_per_event=" + (commitDelta.isPresent() ? Fmt.four((double) commitDelta.getAsLong() / events) : "n/a")

@@ -17,6 +17,8 @@ import java.sql.SQLException;
 final class EventWriter {
 
     static final String EVENT_NO_PREFIX = "E-";
+    /** The topic of every bench event. */
+    static final String TOPIC = "order.event";
 
     private final Postbox postbox;
     private final DataSource pool;
@@ -48,7 +50,7 @@ final class EventWriter {
 
     static OutboxEvent event(long seq, String aggregateId) {
         return OutboxEvent.builder().eventNo(EVENT_NO_PREFIX + seq).aggregate("ORDER", aggregateId)
-                .eventType("ORDER_CHANGED").channel("MQ").topic("order.event")
+                .eventType("ORDER_CHANGED").channel("MQ").topic(TOPIC)
                 .payload("{\"seq\":" + seq + ",\"aggregate\":\"" + aggregateId + "\",\"amount\":" + (seq % 1000 + 1) + "}")
                 .build();
     }

@@ -13,12 +13,14 @@ import java.util.List;
 final class RelayGroup implements AutoCloseable {
 
     private final List<Relay> relays = new ArrayList<>();
+    private final Publisher sink;
 
-    private RelayGroup() {
+    private RelayGroup(Publisher sink) {
+        this.sink = sink;
     }
 
     static RelayGroup start(BenchContext ctx, Publisher sink, int count, int batchSize, RelayTimers timers) {
-        RelayGroup group = new RelayGroup();
+        RelayGroup group = new RelayGroup(sink);
         try {
             for (int i = 0; i < count; i++) {
                 group.relays.add(ctx.postbox.relay(sink).instanceId("bench-" + i).batchSize(batchSize).listener(timers)
@@ -31,12 +33,19 @@ final class RelayGroup implements AutoCloseable {
         return group;
     }
 
-    /** Stops every relay (each finishes or gives back its batch) and closes their pools. */
+    /** Stops every relay (each finishes or gives back its batch), closes their pools, then the sink if it is closeable. */
     @Override
     public void close() {
         for (Relay r : relays) {
             r.close();
         }
         relays.clear();
+        if (sink instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                System.err.println("WARN sink did not close cleanly: " + e);
+            }
+        }
     }
 }
