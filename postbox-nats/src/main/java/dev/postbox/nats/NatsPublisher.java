@@ -12,8 +12,6 @@ import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.PublishOptions;
 import io.nats.client.impl.NatsMessage;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -48,8 +46,6 @@ public final class NatsPublisher implements Publisher, AutoCloseable {
     public static final Duration DEFAULT_RECONNECT_WAIT = Duration.ofSeconds(1);
     /** Default of {@link Builder#connectionName}. */
     public static final String DEFAULT_CONNECTION_NAME = "postbox-relay";
-
-    private static final Logger log = LoggerFactory.getLogger(NatsPublisher.class);
 
     private final Connection connection;
     private final boolean ownsConnection;
@@ -225,9 +221,10 @@ public final class NatsPublisher implements Publisher, AutoCloseable {
         }
 
         private Options options() {
+            ConnectionLog events = new ConnectionLog(connectionName);
             Options.Builder o = Options.builder().connectionName(connectionName).maxReconnects(-1)
                     .reconnectWait(reconnectWait).requestCleanupInterval(ackTimeout)
-                    .connectionListener((c, event) -> log.info("NATS connection '{}': {}", connectionName, event));
+                    .connectionListener(events).errorListener(events);
             for (int i = 0; i < servers.length; i++) {
                 String url = servers[i];
                 if (url == null || url.isBlank()) {

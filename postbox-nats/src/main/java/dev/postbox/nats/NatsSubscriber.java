@@ -7,8 +7,8 @@ import dev.postbox.inbox.InboxResult;
 import dev.postbox.spi.Envelope;
 import io.nats.client.Connection;
 import io.nats.client.ConsumerContext;
-import io.nats.client.FetchConsumeOptions;
-import io.nats.client.FetchConsumer;
+import io.nats.client.ConsumeOptions;
+import io.nats.client.IterableConsumer;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamStatusCheckedException;
 import io.nats.client.Message;
@@ -25,7 +25,7 @@ import java.util.Objects;
 
 /**
  * Consumes Postbox events from a JetStream stream through the inbox: a durable pull consumer with
- * explicit acks fetches batches; every message is read back with {@link Envelope#fromHeaders} and handed
+ * explicit acks, read by one continuous pull; every message is read back with {@link Envelope#fromHeaders} and handed
  * to an {@link EnvelopeConsumer}, then acknowledged once {@code accept} returned (RAN or DUPLICATE, so a
  * redelivered or re-published event acks without running the work again). A handler failure is
  * negatively acknowledged with {@link Builder#nakDelay} and comes again; a message that is not a Postbox
@@ -43,7 +43,7 @@ public final class NatsSubscriber implements AutoCloseable {
 
     /** Default of {@link Builder#batchSize}. */
     public static final int DEFAULT_BATCH_SIZE = 100;
-    /** Default of {@link Builder#maxWait}: 1 s (JetStream's minimum for a pull request). */
+    /** Default of {@link Builder#maxWait}: 1 s. */
     public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(1);
     /** Default of {@link Builder#nakDelay}: 1 s. */
     public static final Duration DEFAULT_NAK_DELAY = Duration.ofSeconds(1);
@@ -66,18 +66,24 @@ public final class NatsSubscriber implements AutoCloseable {
 
     private final ConsumerContext consumer;
     private final EnvelopeConsumer envelopes;
-    private final FetchConsumeOptions fetch;
+    private static final Duration NO_WAIT = Duration.ofMillis(1);
+    private final int batchSize;
+    private final Duration maxWait;
+    private IterableConsumer messages;
     private final Duration nakDelay;
     private final String name;
+    private final long ackWaitMillis;
     private volatile boolean running;
     private Thread thread;
 
     private NatsSubscriber(Builder b, ConsumerContext consumer) {
         this.consumer = consumer;
         this.envelopes = b.envelopes;
-        this.fetch = FetchConsumeOptions.builder().maxMessages(b.batchSize).expiresIn(b.maxWait.toMillis()).build();
+        this.batchSize = b.batchSize;
+        this.maxWait = b.maxWait;
         this.nakDelay = b.nakDelay;
         this.name = b.stream + "/" + b.durable;
+        this.ackWaitMillis = b.ackWait.toMillis();
     }
 
     /**
@@ -89,9 +95,10 @@ public final class NatsSubscriber implements AutoCloseable {
     }
 
     /**
-     * Fetches one batch (waiting up to {@link Builder#maxWait} for the first messages) and handles it.
+     * Handles up to {@link Builder#batchSize} messages: waits up to {@link Builder#maxWait} for the first,
+     * then takes those already received, one after another.
      *
-     * @throws PostboxException the fetch itself failed (connection down, consumer deleted)
+     * @throws PostboxException the consumer cannot be read (deleted, JetStream gone)
      */
     public Poll pollOnce() {
         int fetched = 0;
@@ -99,8 +106,10 @@ public final class NatsSubscriber implements AutoCloseable {
         int duplicates = 0;
         int failed = 0;
         int rejected = 0;
-        try (FetchConsumer batch = consumer.fetch(fetch)) {
-            for (Message m = batch.nextMessage(); m != null; m = batch.nextMessage()) {
+        try {
+            IterableConsumer messages = messages();
+            for (Message m = messages.nextMessage(maxWait); m != null;
+                 m = fetched < batchSize ? messages.nextMessage(NO_WAIT) : null) {
                 fetched++;
                 switch (handle(m)) {
                     case RAN -> ran++;
@@ -109,16 +118,23 @@ public final class NatsSubscriber implements AutoCloseable {
                     case REJECTED -> rejected++;
                 }
             }
-        } catch (IOException | JetStreamApiException | JetStreamStatusCheckedException e) {
-            throw new PostboxException("fetch from " + name + " failed: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (PostboxException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new PostboxException("fetch from " + name + " failed: " + e, e);
+        } catch (IOException | JetStreamApiException | JetStreamStatusCheckedException e) {
+            throw new PostboxException("reading " + name + " failed: " + e.getMessage(), e);
         }
         return new Poll(fetched, ran, duplicates, failed, rejected);
+    }
+
+    /**
+     * One continuous pull for the subscriber's life, not a pull per poll: a short pull that ends while
+     * the server still sends leaves those messages unacknowledged until the ack wait (then out of order).
+     */
+    private synchronized IterableConsumer messages() throws IOException, JetStreamApiException {
+        if (messages == null) {
+            messages = consumer.iterate(ConsumeOptions.builder().batchSize(batchSize).build());
+        }
+        return messages;
     }
 
     private enum Handled { RAN, DUPLICATE, FAILED, REJECTED }
@@ -155,7 +171,7 @@ public final class NatsSubscriber implements AutoCloseable {
         }
     }
 
-    /** Polls on a daemon thread until {@link #close()}; a failed fetch is logged and retried after a second. */
+    /** Polls on a daemon thread until {@link #close()}; a failed read is logged and retried after a second. */
     public synchronized NatsSubscriber start() {
         if (thread != null) {
             throw new IllegalStateException(name + " already started");
@@ -182,7 +198,10 @@ public final class NatsSubscriber implements AutoCloseable {
         }
     }
 
-    /** Stops the polling thread (waiting for the batch in hand); leaves the connection and the consumer as they are. */
+    /**
+     * Stops the polling thread (waiting for the batch in hand) and the pull; messages received but not
+     * handled yet come again after the ack wait. Leaves the connection and the durable consumer as they are.
+     */
     @Override
     public void close() {
         Thread t;
@@ -192,9 +211,21 @@ public final class NatsSubscriber implements AutoCloseable {
         }
         if (t != null) {
             try {
-                t.join(DEFAULT_MAX_WAIT.toMillis() * 10);
+                t.join(maxWait.toMillis() + ackWaitMillis);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+        }
+        IterableConsumer m;
+        synchronized (this) {
+            m = messages;
+            messages = null;
+        }
+        if (m != null) {
+            try {
+                m.close();
+            } catch (Exception e) {
+                log.debug("{}: closing the pull: {}", name, e.toString());
             }
         }
     }
@@ -235,13 +266,13 @@ public final class NatsSubscriber implements AutoCloseable {
             return this;
         }
 
-        /** Messages per fetch, 1..10000; default {@value NatsSubscriber#DEFAULT_BATCH_SIZE}. */
+        /** Messages per {@link #pollOnce()} and per pull from JetStream, 1..10000; default {@value NatsSubscriber#DEFAULT_BATCH_SIZE}. */
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
             return this;
         }
 
-        /** How long a fetch waits for messages; default 1 s, at least 1 s. */
+        /** How long {@link #pollOnce()} waits for a first message; default 1 s, at least 1 ms. */
         public Builder maxWait(Duration maxWait) {
             this.maxWait = maxWait;
             return this;
@@ -253,7 +284,10 @@ public final class NatsSubscriber implements AutoCloseable {
             return this;
         }
 
-        /** How long JetStream waits for an ack before it redelivers; default 30 s, positive. */
+        /**
+         * How long JetStream waits for an ack before it redelivers; default 30 s, positive. Up to
+         * {@link #batchSize} messages wait in the client's buffer, so it must cover a batch's work.
+         */
         public Builder ackWait(Duration ackWait) {
             this.ackWait = ackWait;
             return this;
@@ -286,8 +320,8 @@ public final class NatsSubscriber implements AutoCloseable {
             if (batchSize < 1 || batchSize > 10_000) {
                 throw new ValidationException("batchSize", "must be 1..10000 (was " + batchSize + ")");
             }
-            if (maxWait == null || maxWait.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new ValidationException("maxWait", "must be at least 1 s (was " + maxWait + ")");
+            if (maxWait == null || maxWait.toMillis() < 1) {
+                throw new ValidationException("maxWait", "must be at least 1 ms (was " + maxWait + ")");
             }
             if (nakDelay == null || nakDelay.isNegative()) {
                 throw new ValidationException("nakDelay", "must be zero or more (was " + nakDelay + ")");

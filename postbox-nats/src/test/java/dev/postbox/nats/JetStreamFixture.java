@@ -41,11 +41,15 @@ final class JetStreamFixture implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException, JetStreamApiException {
         try {
             jsm.deleteStream(stream);
         } finally {
-            connection.close();
+            try {
+                connection.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

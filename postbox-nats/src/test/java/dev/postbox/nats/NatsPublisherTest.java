@@ -117,7 +117,7 @@ class NatsPublisherTest extends NatsTestBase {
         });
         NatsSubscriber s = NatsSubscriber.builder(nats.connection, flaky).stream(nats.stream)
                 .nakDelay(java.time.Duration.ofMillis(1500)).build();
-        NatsSubscriber.Poll first = s.pollOnce(); // waits 1 s, shorter than the nak delay
+        NatsSubscriber.Poll first = s.pollOnce(); // returns before the nak delay is over
         assertThat(first.failed()).isEqualTo(1);
         assertThat(first.ran()).isZero();
         assertThat(queryLong("SELECT COUNT(*) FROM app_received")).as("rolled back").isZero();
@@ -163,5 +163,20 @@ class NatsPublisherTest extends NatsTestBase {
             assertThat(w.kind()).isEqualTo(PublishResult.Kind.DEAD);
             assertThat(w.reason()).contains("wildcard '*'");
         }
+    }
+
+    @Test
+    void aMessageAboveTheServersMaxPayloadIsDead() throws Exception {
+        long max = nats.connection.getServerInfo().getMaxPayload();
+        assertThat(max).as("server max_payload; this test needs it at most the outbox's 1 MiB").isLessThanOrEqualTo(1024 * 1024);
+        String payload = "{\"x\":\"" + "a".repeat((int) max - 8) + "\"}"; // the body alone fits, body + headers does not
+        OutboxRecord big = write(OutboxEvent.builder().eventNo(nats.id + "-big").aggregate("ORDER", "1")
+                .eventType("ORDER_PAID").channel("NATS").topic("order.paid").payload(payload).build());
+        try (NatsPublisher p = publisher()) {
+            PublishResult r = publishOne(p, big);
+            assertThat(r.kind()).isEqualTo(PublishResult.Kind.DEAD);
+            assertThat(r.reason()).contains("payload size exceed");
+        }
+        assertThat(nats.messages()).isZero();
     }
 }
