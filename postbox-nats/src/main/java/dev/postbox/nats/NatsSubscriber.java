@@ -64,15 +64,17 @@ public final class NatsSubscriber implements AutoCloseable {
     public record Poll(int fetched, int ran, int duplicates, int failed, int rejected) {
     }
 
+    /** Shortest wait {@link IterableConsumer#nextMessage(Duration)} takes (zero would wait forever). */
+    private static final Duration NO_WAIT = Duration.ofMillis(1);
+
     private final ConsumerContext consumer;
     private final EnvelopeConsumer envelopes;
-    private static final Duration NO_WAIT = Duration.ofMillis(1);
     private final int batchSize;
     private final Duration maxWait;
-    private IterableConsumer messages;
     private final Duration nakDelay;
-    private final String name;
     private final long ackWaitMillis;
+    private final String name;
+    private IterableConsumer messages;
     private volatile boolean running;
     private Thread thread;
 
@@ -107,9 +109,8 @@ public final class NatsSubscriber implements AutoCloseable {
         int failed = 0;
         int rejected = 0;
         try {
-            IterableConsumer messages = messages();
-            for (Message m = messages.nextMessage(maxWait); m != null;
-                 m = fetched < batchSize ? messages.nextMessage(NO_WAIT) : null) {
+            IterableConsumer pull = messages();
+            for (Message m = pull.nextMessage(maxWait); m != null; m = fetched < batchSize ? pull.nextMessage(NO_WAIT) : null) {
                 fetched++;
                 switch (handle(m)) {
                     case RAN -> ran++;

@@ -8,7 +8,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
-import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -38,13 +37,16 @@ final class TcpProxy implements AutoCloseable {
         return "nats://127.0.0.1:" + port;
     }
 
-    /** Drops every connection, refuses connections for {@code outage}, then listens again on the same port. */
-    void outage(Duration outage) throws IOException, InterruptedException {
+    /** Drops every connection and refuses new ones until {@link #up()}. */
+    void down() throws IOException {
         server.close();
         for (Socket s : sockets) {
             closeQuietly(s);
         }
-        Thread.sleep(outage.toMillis());
+    }
+
+    /** Listens again on the same port. */
+    void up() throws IOException {
         if (!closed) {
             server = listen(port);
             acceptOn(server);
