@@ -72,7 +72,8 @@ public final class Bench {
             }
             b.append('\n');
         }
-        b.append("  --db postgres|mariadb|h2; --sink null|kafka (kafka: an in-process KRaft broker);"
+        b.append("  --db postgres|mariadb|h2; --sink null|kafka|rabbitmq|nats|http (kafka: an in-process KRaft broker;"
+                + " rabbitmq, nats: the local services; http: a local JDK HttpServer);"
                 + " drain --history H first leaves H already-published rows;"
                 + " --wakeup off (polling only) | on (after-commit wakeRelays()) | notify (PostgreSQL NOTIFY/LISTEN)");
         return b.toString();
