@@ -1,5 +1,6 @@
 package dev.postbox.nats;
 
+import dev.postbox.testing.TcpProxy;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.relay.Relay;
 import dev.postbox.relay.RetryPolicy;
@@ -74,7 +75,7 @@ class NatsRelayTest extends NatsTestBase {
     void aTwentySecondOutageIsRetriedAndEverythingArrivesInOrder() throws Exception {
         writeEvents(1_000, 20, "order.changed", 100);
         try (TcpProxy proxy = new TcpProxy("127.0.0.1", 4222);
-             NatsPublisher publisher = NatsPublisher.builder().servers(proxy.url()).subjectPrefix(nats.prefix)
+             NatsPublisher publisher = NatsPublisher.builder().servers("nats://127.0.0.1:" + proxy.port()).subjectPrefix(nats.prefix)
                      .ackTimeout(Duration.ofSeconds(2)).reconnectWait(Duration.ofMillis(250)).build();
              NatsSubscriber subscriber = NatsSubscriber.builder(nats.connection, recorder("orders")).stream(nats.stream)
                      .batchSize(500).build().start();

@@ -1,5 +1,6 @@
 package dev.postbox.rabbitmq;
 
+import dev.postbox.testing.TcpProxy;
 import com.rabbitmq.client.ConnectionFactory;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.outbox.OutboxEvent;

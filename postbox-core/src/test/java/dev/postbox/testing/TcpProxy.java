@@ -1,4 +1,4 @@
-package dev.postbox.nats;
+package dev.postbox.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,15 +7,16 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP forwarder on an ephemeral local port to a real server, that can cut every connection and
- * refuse new ones for a while: a broker outage without stopping the shared broker.
+ * A TCP forwarder on an ephemeral loopback port to a real server that can cut every connection and
+ * refuse new ones for a while: a broker outage as the clients see it (connections reset, connects
+ * refused), without stopping a service other tests share. Used by the transport modules' outage tests.
  */
-final class TcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
 
     private final String targetHost;
     private final int targetPort;
@@ -23,8 +24,9 @@ final class TcpProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket server;
     private volatile boolean closed;
+    private volatile boolean down;
 
-    TcpProxy(String targetHost, int targetPort) throws IOException {
+    public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.server = listen(0);
@@ -32,13 +34,14 @@ final class TcpProxy implements AutoCloseable {
         acceptOn(server);
     }
 
-    /** The URL clients connect to. */
-    String url() {
-        return "nats://127.0.0.1:" + port;
+    /** The loopback port clients connect to. */
+    public int port() {
+        return port;
     }
 
-    /** Drops every connection and refuses new ones until {@link #up()}. */
-    void down() throws IOException {
+    /** Drops every connection and refuses new ones (nothing listens on the port) until {@link #up()}. */
+    public synchronized void down() throws IOException {
+        down = true;
         server.close();
         for (Socket s : sockets) {
             closeQuietly(s);
@@ -46,11 +49,32 @@ final class TcpProxy implements AutoCloseable {
     }
 
     /** Listens again on the same port. */
-    void up() throws IOException {
-        if (!closed) {
+    public synchronized void up() throws IOException {
+        if (!closed && down) {
             server = listen(port);
             acceptOn(server);
+            down = false;
         }
+    }
+
+    /** {@link #down()} now and {@link #up()} after {@code duration}, on a background thread. */
+    public void cut(Duration duration) throws IOException {
+        down();
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(duration.toMillis());
+                up();
+            } catch (InterruptedException | IOException e) {
+                throw new IllegalStateException("proxy on port " + port + " could not come back up", e);
+            }
+        }, "tcp-proxy-up-" + port);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Whether the proxy is down (refusing connections). */
+    public boolean refusing() {
+        return down;
     }
 
     private static ServerSocket listen(int port) throws IOException {
@@ -65,7 +89,13 @@ final class TcpProxy implements AutoCloseable {
             while (!listening.isClosed()) {
                 try {
                     Socket client = listening.accept();
-                    Socket upstream = new Socket(targetHost, targetPort);
+                    Socket upstream;
+                    try {
+                        upstream = new Socket(targetHost, targetPort);
+                    } catch (IOException e) {
+                        closeQuietly(client);
+                        continue;
+                    }
                     sockets.add(client);
                     sockets.add(upstream);
                     pump(client, upstream);
@@ -87,15 +117,13 @@ final class TcpProxy implements AutoCloseable {
                     out.write(buffer, 0, n);
                     out.flush();
                 }
-            } catch (SocketException ignored) {
-                // cut by an outage or the other side
-            } catch (IOException ignored) {
-                // same
+            } catch (IOException cut) {
+                // cut by an outage or by the other side
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
             }
-        }, "tcp-proxy-pump");
+        }, "tcp-proxy-pump-" + port);
         t.setDaemon(true);
         t.start();
     }
@@ -110,7 +138,7 @@ final class TcpProxy implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
         closed = true;
         server.close();
         for (Socket s : sockets) {
