@@ -32,8 +32,16 @@ final class NatsHeaders {
     static Headers of(Envelope envelope) {
         Headers h = new Headers();
         envelope.toHeaders().forEach((name, value) -> h.put(name, encode(value)));
-        h.put(MSG_ID, envelope.eventNo());
+        h.put(MSG_ID, msgId(envelope.eventNo()));
         return h;
+    }
+
+    /**
+     * The {@code Nats-Msg-Id} of an event: its event_no, encoded like any header value when it is not plain
+     * ASCII (deterministic, so JetStream still drops a second copy).
+     */
+    static String msgId(String eventNo) {
+        return encode(eventNo);
     }
 
     /** Flat headers of a delivery, decoded; the first value of a repeated name wins; NATS' own headers left out. */

@@ -95,7 +95,7 @@ public final class NatsPublisher implements Publisher, AutoCloseable {
             return done(PublishResult.dead("NATS cannot carry the headers of event " + r.eventNo() + ": " + e.getMessage()));
         }
         try {
-            return jetStream.publishAsync(message, PublishOptions.builder().messageId(r.eventNo()).build())
+            return jetStream.publishAsync(message, PublishOptions.builder().messageId(NatsHeaders.msgId(r.eventNo())).build())
                     .orTimeout(ackTimeout.toMillis(), TimeUnit.MILLISECONDS)
                     .handle((ack, error) -> error == null ? PublishResult.published() : Outcomes.of(subject, error));
         } catch (RuntimeException e) {
