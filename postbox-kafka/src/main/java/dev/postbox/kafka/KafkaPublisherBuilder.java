@@ -42,8 +42,12 @@ public final class KafkaPublisherBuilder {
     public static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(4);
     /** Default {@code max.block.ms}: the longest a send waits for metadata (or buffer space) before failing. */
     public static final Duration MAX_BLOCK = Duration.ofSeconds(1);
-    /** Default {@code linger.ms}: how long the producer waits to fill a batch. */
-    public static final Duration LINGER = Duration.ofMillis(5);
+    /**
+     * Default {@code linger.ms}: how long the producer waits to fill a batch. Zero: the relay hands over a
+     * whole batch (or wave) in one call, so its records fill the producer's batches while the first request
+     * is in flight; waiting longer only adds that wait to every wave of an ordered batch.
+     */
+    public static final Duration LINGER = Duration.ZERO;
     /** Largest {@code max.in.flight.requests.per.connection} that keeps idempotent order. */
     public static final int MAX_IN_FLIGHT = 5;
 
@@ -94,7 +98,7 @@ public final class KafkaPublisherBuilder {
         return this;
     }
 
-    /** {@code linger.ms}; default 5 ms; zero allowed. */
+    /** {@code linger.ms}; default 0 (see {@link #LINGER}). */
     public KafkaPublisherBuilder linger(Duration linger) {
         this.linger = linger;
         return this;
