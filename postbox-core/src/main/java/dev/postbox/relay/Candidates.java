@@ -19,9 +19,23 @@ final class Candidates {
     private Candidates() {
     }
 
+    /** Reads one result row. */
+    @FunctionalInterface
+    interface RowReader {
+        void read(ResultSet rs) throws SQLException;
+    }
+
     /** Runs {@code sql} with ({@code now},) {@code limit} and adds its rows to {@code into}. */
     static void select(Connection c, Dialect d, String sql, Instant now, int limit, TreeMap<Long, OutboxRecord> into)
             throws SQLException {
+        select(c, d, sql, now, limit, rs -> {
+            OutboxRecord r = Rows.outbox(rs, d);
+            into.put(r.id(), r);
+        });
+    }
+
+    /** Runs {@code sql} with ({@code now},) {@code limit} and hands every row to {@code reader}. */
+    static void select(Connection c, Dialect d, String sql, Instant now, int limit, RowReader reader) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             if (now != null) {
@@ -30,8 +44,7 @@ final class Candidates {
             ps.setInt(i, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    OutboxRecord r = Rows.outbox(rs, d);
-                    into.put(r.id(), r);
+                    reader.read(rs);
                 }
             }
         }

@@ -95,10 +95,19 @@ final class Leases {
 
     /** H2 evaluates a long (id, version) IN list slowly; in memory, a JDBC batch of single-row updates is faster. */
     private int publishedOneByOne(Connection c, List<OutboxRecord> events, String owner, Instant now) throws SQLException {
-        int updated = 0;
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET publish_status = 2, published_time = ?,"
+        return fencedBatch(c, "UPDATE " + table + " SET publish_status = 2, published_time = ?,"
                 + " fail_reason = NULL, next_retry_time = NULL, locked_by = NULL, lock_until = NULL, update_time = ?"
-                + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1")) {
+                + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1", events, owner, now);
+    }
+
+    /**
+     * Runs {@code sql} (parameters: now, now, id, version, owner) once per event in one JDBC batch; returns how
+     * many rows this relay still held.
+     */
+    private int fencedBatch(Connection c, String sql, List<OutboxRecord> events, String owner, Instant now)
+            throws SQLException {
+        int updated = 0;
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (OutboxRecord e : events) {
                 dialect.bindTime(ps, 1, now);
                 dialect.bindTime(ps, 2, now);
@@ -140,20 +149,6 @@ final class Leases {
         if (events.isEmpty()) {
             return 0;
         }
-        int released = 0;
-        try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
-            for (OutboxRecord e : events) {
-                dialect.bindTime(ps, 1, now);
-                dialect.bindTime(ps, 2, now);
-                ps.setLong(3, e.id());
-                ps.setInt(4, e.version());
-                ps.setString(5, owner);
-                ps.addBatch();
-            }
-            for (int n : ps.executeBatch()) {
-                released += Math.max(n, 0);
-            }
-        }
-        return released;
+        return fencedBatch(c, releaseSql, events, owner, now);
     }
 }

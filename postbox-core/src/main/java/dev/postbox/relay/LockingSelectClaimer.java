@@ -52,9 +52,10 @@ final class LockingSelectClaimer implements Claimer {
             throws SQLException {
         TreeSet<Long> ids = new TreeSet<>();
         int want = Math.min(2 * limit, RelayDefaults.MAX_BATCH_SIZE * 2);
-        ids(c, pendingSql, null, want, ids);
-        ids(c, dueSql, now, want, ids);
-        ids(c, expiredSql, now, want, ids);
+        Candidates.RowReader id = rs -> ids.add(rs.getLong(1));
+        Candidates.select(c, dialect, pendingSql, null, want, id);
+        Candidates.select(c, dialect, dueSql, now, want, id);
+        Candidates.select(c, dialect, expiredSql, now, want, id);
         if (ids.isEmpty()) {
             return List.of();
         }
@@ -85,21 +86,6 @@ final class LockingSelectClaimer implements Claimer {
             claimed.add(ClaimSql.leased(r, owner, now, lockUntil));
         }
         return claimed;
-    }
-
-    private void ids(Connection c, String sql, Instant now, int limit, TreeSet<Long> into) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            if (now != null) {
-                dialect.bindTime(ps, i++, now);
-            }
-            ps.setInt(i, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    into.add(rs.getLong(1));
-                }
-            }
-        }
     }
 
     /** Locks the first {@code limit} of {@code ids} that are still claimable and not locked by another claim. */
