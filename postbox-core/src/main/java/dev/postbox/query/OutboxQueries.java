@@ -46,4 +46,11 @@ public interface OutboxQueries {
 
     /** FAILED or DEAD events that failed at least {@code minRetries} times, most recently updated first. */
     Page<OutboxRecord> mostRetried(int minRetries, PageRequest page);
+
+    /**
+     * Counts of the unfinished statuses and DEAD, and the age of the oldest unfinished event: one grouped
+     * count over the status index (never over PUBLISHED rows) plus one first-row read per unfinished status
+     * in (status, id) order, so its cost follows the backlog, not the table's history.
+     */
+    Backlog backlog();
 }

@@ -23,6 +23,9 @@ import java.util.function.Consumer;
  */
 public final class EventBus implements Publisher {
 
+    /** The channel whose events an application usually routes to the in-process bus. */
+    public static final String CHANNEL = "EVENT_BUS";
+
     /** Subscribe with this topic to receive every event. */
     public static final String ALL_TOPICS = "*";
 

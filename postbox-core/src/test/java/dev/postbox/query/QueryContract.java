@@ -165,6 +165,31 @@ public abstract class QueryContract extends DatabaseContract {
     }
 
     @Test
+    final void backlogCountsUnfinishedAndDeadEventsAndAgesTheOldestUnfinishedOne() throws Exception {
+        Backlog empty = outbox().backlog();
+        assertThat(empty.unfinished()).isZero();
+        assertThat(empty.dead()).isZero();
+        assertThat(empty.oldestUnfinishedAge()).isEmpty();
+
+        Instant first = clock.instant();
+        writeEvents(7, QueryContract::event); // E-0 at first, E-1 at +10ms, ...
+        setOutbox("E-0", "publish_status = 2", null);
+        setOutbox("E-1", "publish_status = 5", null);
+        setOutbox("E-2", "publish_status = 3", null);
+        setOutbox("E-3", "publish_status = 1", null);
+        setOutbox("E-4", "publish_status = 4", null);
+        clock.advance(Duration.ofSeconds(30));
+        Backlog b = outbox().backlog();
+        assertThat(b.pending()).isEqualTo(2);
+        assertThat(b.publishing()).isEqualTo(1);
+        assertThat(b.failed()).isEqualTo(1);
+        assertThat(b.dead()).isEqualTo(1);
+        assertThat(b.unfinished()).isEqualTo(4);
+        assertThat(b.oldestUnfinishedTime()).as("E-2, the FAILED one; E-0 is published, E-1 dead").isEqualTo(first.plusMillis(20));
+        assertThat(b.oldestUnfinishedAge()).contains(Duration.between(first.plusMillis(20), clock.instant()));
+    }
+
+    @Test
     final void failedByTopicAndMostRetriedListNewestUpdatesFirst() throws Exception {
         writeEvents(6, QueryContract::event);
         Instant t = clock.instant();

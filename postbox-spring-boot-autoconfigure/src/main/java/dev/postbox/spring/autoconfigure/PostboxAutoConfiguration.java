@@ -1,0 +1,210 @@
+package dev.postbox.spring.autoconfigure;
+
+import dev.postbox.Postbox;
+import dev.postbox.ValidationException;
+import dev.postbox.compensation.CompensationJob;
+import dev.postbox.jdbc.Dialect;
+import dev.postbox.message.MessageWorkerBuilder;
+import dev.postbox.message.WorkerListener;
+import dev.postbox.relay.EventBus;
+import dev.postbox.relay.RelayBuilder;
+import dev.postbox.relay.RelayListener;
+import dev.postbox.relay.Routes;
+import dev.postbox.spi.Publisher;
+import dev.postbox.spring.PublisherRoute;
+import dev.postbox.spring.TransactionalInbox;
+import dev.postbox.spring.TransactionalOutbox;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+import javax.sql.DataSource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Postbox on the application's single (or primary) {@link DataSource}: the {@link Postbox}, the
+ * transaction-joining {@link TransactionalOutbox} and {@link TransactionalInbox}, the in-process
+ * {@link EventBus}, the relay (on by default, its own small pool), the message-event worker for the handler
+ * beans, and the application's {@link CompensationJob} beans on their schedules.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration"})
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnProperty(prefix = "postbox", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(PostboxProperties.class)
+public class PostboxAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(PostboxAutoConfiguration.class);
+
+    /** Name of a {@link Publisher} bean that, when present, replaces the starter's routing for the relay. */
+    public static final String PUBLISHER_BEAN = "postboxPublisher";
+
+    @Bean
+    @ConditionalOnMissingBean
+    public Postbox postbox(DataSource dataSource, PostboxProperties p, Environment env) {
+        Postbox.Builder b = Postbox.builder(dataSource)
+                .tablePrefix(p.getTablePrefix())
+                .maxPayloadBytes(p.getMaxPayloadBytes())
+                .maxHeadersBytes(p.getMaxHeadersBytes())
+                .notifyOnWrite(p.isNotifyOnWrite());
+        String source = p.getSource() != null ? p.getSource() : env.getProperty("spring.application.name");
+        if (source != null && !source.isBlank()) {
+            b.source(source);
+        }
+        if (p.getNodeId() != null) {
+            b.nodeId(p.getNodeId());
+        }
+        Postbox postbox = b.build();
+        PostboxProperties.SchemaMode mode = p.getSchema().getMode();
+        if (mode == PostboxProperties.SchemaMode.ALWAYS
+                || (mode == PostboxProperties.SchemaMode.EMBEDDED && postbox.dialect() == Dialect.H2)) {
+            postbox.schema().install();
+            log.info("Postbox schema installed (version {}, tables {}*)", postbox.schema().installedVersion(),
+                    p.getTablePrefix());
+        }
+        return postbox;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public TransactionalOutbox transactionalOutbox(Postbox postbox, DataSource dataSource) {
+        return new TransactionalOutbox(postbox, dataSource);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public TransactionalInbox transactionalInbox(Postbox postbox, DataSource dataSource) {
+        return new TransactionalInbox(postbox, dataSource);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "postbox.event-bus", name = "enabled", havingValue = "true", matchIfMissing = true)
+    static class EventBusConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        EventBus postboxEventBus() {
+            return new EventBus();
+        }
+
+        @Bean
+        PublisherRoute postboxEventBusRoute(EventBus bus, PostboxProperties p) {
+            return new PublisherRoute("event-bus", p.getEventBus().getChannels(), bus);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "postbox.relay", name = "enabled", havingValue = "true", matchIfMissing = true)
+    static class RelayConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RelayLifecycle postboxRelay(Postbox postbox, PostboxProperties p,
+                                    @Qualifier(PUBLISHER_BEAN) ObjectProvider<Publisher> publisherBean,
+                                    ObjectProvider<PublisherRoute> routes, ObjectProvider<RelayListener> listeners) {
+            Publisher publisher = publisherBean.getIfAvailable();
+            if (publisher == null) {
+                publisher = routes(routes.orderedStream().toList());
+            }
+            PostboxProperties.Relay r = p.getRelay();
+            RelayBuilder b = postbox.relay(publisher)
+                    .batchSize(r.getBatchSize())
+                    .leaseDuration(r.getLeaseDuration())
+                    .sendTimeout(r.getSendTimeout())
+                    .pollInterval(r.getPollIntervalMin(), r.getPollIntervalMax())
+                    .poolSize(r.getPoolSize())
+                    .shutdownTimeout(r.getShutdownTimeout())
+                    .ordered(r.isOrdered())
+                    .unorderedTopics(r.getUnorderedTopics())
+                    .asyncCommit(r.isAsyncCommit())
+                    .listenForNotifications(r.isListenForNotifications())
+                    .listener(Listeners.relay(listeners.orderedStream().toList()));
+            if (r.getInstanceId() != null) {
+                b.instanceId(r.getInstanceId());
+            }
+            b.build(); // validates now: a bad postbox.relay.* value fails the start-up, naming the field
+            return new RelayLifecycle(b);
+        }
+
+        static Publisher routes(List<PublisherRoute> routes) {
+            if (routes.isEmpty()) {
+                throw new ValidationException("postbox.relay", "has no publisher: enable postbox.event-bus, put a"
+                        + " transport module on the class path, declare PublisherRoute beans or a Publisher bean named '"
+                        + PUBLISHER_BEAN + "', or set postbox.relay.enabled=false");
+            }
+            Map<String, String> owner = new LinkedHashMap<>();
+            Routes.Builder b = Routes.builder();
+            for (PublisherRoute route : routes) {
+                for (String channel : route.channels()) {
+                    String previous = owner.putIfAbsent(channel, route.name());
+                    if (previous != null) {
+                        throw new ValidationException("postbox.relay", "channel '" + channel + "' is routed to both "
+                                + previous + " and " + route.name() + "; give each channel one publisher");
+                    }
+                    b.channel(channel, route.publisher());
+                }
+            }
+            log.info("Postbox relay routes: {}", routes.stream()
+                    .map(r -> String.join(",", r.channels()) + " -> " + r.name()).collect(Collectors.joining("; ")));
+            return b.build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "postbox.worker", name = "enabled", havingValue = "true", matchIfMissing = true)
+    static class WorkerConfiguration {
+
+        @Bean
+        static MessageHandlers postboxMessageHandlers() {
+            return new MessageHandlers();
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        WorkerLifecycle postboxWorker(Postbox postbox, PostboxProperties p, MessageHandlers handlers,
+                                      ObjectProvider<WorkerListener> listeners) {
+            PostboxProperties.Worker w = p.getWorker();
+            return new WorkerLifecycle(() -> {
+                MessageWorkerBuilder b = postbox.worker()
+                        .threads(w.getThreads())
+                        .batchSize(w.getBatchSize())
+                        .pollInterval(w.getPollIntervalMin(), w.getPollIntervalMax())
+                        .handlerTimeout(w.getHandlerTimeout())
+                        .stuckTimeout(w.getStuckTimeout())
+                        .shutdownTimeout(w.getShutdownTimeout())
+                        .listener(Listeners.worker(listeners.orderedStream().toList()));
+                if (w.getInstanceId() != null) {
+                    b.instanceId(w.getInstanceId());
+                }
+                return b;
+            }, handlers);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "postbox.compensation", name = "enabled", havingValue = "true", matchIfMissing = true)
+    @ConditionalOnBean(CompensationJob.class)
+    static class CompensationConfiguration {
+
+        @Bean
+        CompensationJobsLifecycle postboxCompensationJobs(List<CompensationJob> jobs) {
+            return new CompensationJobsLifecycle(jobs);
+        }
+    }
+}

@@ -1,0 +1,507 @@
+package dev.postbox.spring.autoconfigure;
+
+import dev.postbox.PostboxDefaults;
+import dev.postbox.message.WorkerDefaults;
+import dev.postbox.relay.EventBus;
+import dev.postbox.relay.RelayDefaults;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code postbox.*} properties. Every default is the core's named constant (PostboxDefaults,
+ * RelayDefaults, WorkerDefaults, EventBus), so the starter and a hand-built Postbox behave alike; the
+ * core validates each value at start-up and names the property's field when one is out of range.
+ */
+@ConfigurationProperties(prefix = "postbox")
+public class PostboxProperties {
+
+    /** Whether to set up Postbox at all. */
+    private boolean enabled = true;
+
+    /** Prefix of every Postbox table name: a lower-case SQL identifier of at most 16 characters, or empty. */
+    private String tablePrefix = PostboxDefaults.TABLE_PREFIX;
+
+    /** Source written into events that name none; default: spring.application.name. */
+    private String source;
+
+    /** Node id of the snowflake id generator (0..1023), unique per process writing these tables; default random. */
+    private Integer nodeId;
+
+    /** Largest event payload in UTF-8 bytes. */
+    private int maxPayloadBytes = PostboxDefaults.MAX_PAYLOAD_BYTES;
+
+    /** Largest event header map, as JSON in UTF-8 bytes. */
+    private int maxHeadersBytes = PostboxDefaults.MAX_HEADERS_BYTES;
+
+    /** On PostgreSQL, whether each writing transaction also sends one pg_notify that wakes listening relays. */
+    private boolean notifyOnWrite = true;
+
+    private final Schema schema = new Schema();
+    private final Relay relay = new Relay();
+    private final Worker worker = new Worker();
+    private final Compensation compensation = new Compensation();
+    private final EventBusProperties eventBus = new EventBusProperties();
+    private final Metrics metrics = new Metrics();
+    private final Health health = new Health();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getTablePrefix() {
+        return tablePrefix;
+    }
+
+    public void setTablePrefix(String tablePrefix) {
+        this.tablePrefix = tablePrefix;
+    }
+
+    public String getSource() {
+        return source;
+    }
+
+    public void setSource(String source) {
+        this.source = source;
+    }
+
+    public Integer getNodeId() {
+        return nodeId;
+    }
+
+    public void setNodeId(Integer nodeId) {
+        this.nodeId = nodeId;
+    }
+
+    public int getMaxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
+    public void setMaxPayloadBytes(int maxPayloadBytes) {
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    public int getMaxHeadersBytes() {
+        return maxHeadersBytes;
+    }
+
+    public void setMaxHeadersBytes(int maxHeadersBytes) {
+        this.maxHeadersBytes = maxHeadersBytes;
+    }
+
+    public boolean isNotifyOnWrite() {
+        return notifyOnWrite;
+    }
+
+    public void setNotifyOnWrite(boolean notifyOnWrite) {
+        this.notifyOnWrite = notifyOnWrite;
+    }
+
+    public Schema getSchema() {
+        return schema;
+    }
+
+    public Relay getRelay() {
+        return relay;
+    }
+
+    public Worker getWorker() {
+        return worker;
+    }
+
+    public Compensation getCompensation() {
+        return compensation;
+    }
+
+    public EventBusProperties getEventBus() {
+        return eventBus;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    /** When the starter installs the Postbox tables. */
+    public enum SchemaMode {
+        /** Only on an embedded database (H2); elsewhere run the shipped DDL with Flyway or Liquibase. */
+        EMBEDDED,
+        /** On every database (CREATE ... versioned, a no-op when the installed version is current). */
+        ALWAYS,
+        /** Never. */
+        NEVER
+    }
+
+    public static class Schema {
+
+        /** When to install the Postbox tables at start-up. */
+        private SchemaMode mode = SchemaMode.EMBEDDED;
+
+        public SchemaMode getMode() {
+            return mode;
+        }
+
+        public void setMode(SchemaMode mode) {
+            this.mode = mode;
+        }
+    }
+
+    public static class Relay {
+
+        /** Whether to run the relay in this application. */
+        private boolean enabled = true;
+
+        /** The locked_by of this relay, unique among relays; default host-pid-random. */
+        private String instanceId;
+
+        /** Events claimed per cycle (1..5000). */
+        private int batchSize = RelayDefaults.BATCH_SIZE;
+
+        /** How long a claim is held before another relay may take the events over; longer than send-timeout. */
+        private Duration leaseDuration = RelayDefaults.LEASE;
+
+        /** How long one send may take before it counts as failed. */
+        private Duration sendTimeout = RelayDefaults.SEND_TIMEOUT;
+
+        /** Shortest pause between polls (after a full batch the relay claims again at once). */
+        private Duration pollIntervalMin = RelayDefaults.POLL_MIN;
+
+        /** Longest pause between polls when idle. */
+        private Duration pollIntervalMax = RelayDefaults.POLL_MAX;
+
+        /** Connections of the relay's own pool (1..64); never taken from the application's pool. */
+        private int poolSize = RelayDefaults.POOL_SIZE;
+
+        /** How long shutdown waits for the cycle in progress before giving the leases back. */
+        private Duration shutdownTimeout = RelayDefaults.SHUTDOWN_TIMEOUT;
+
+        /** Whether events of one aggregate are published in id order (false: unordered, for throughput). */
+        private boolean ordered = true;
+
+        /** Topics published without per-aggregate order even when ordered is true. */
+        private Set<String> unorderedTopics = new LinkedHashSet<>();
+
+        /** On PostgreSQL, whether the relay's own transactions commit asynchronously (never the application's). */
+        private boolean asyncCommit = true;
+
+        /** On PostgreSQL, whether to LISTEN for writers' notifications and claim at once. */
+        private boolean listenForNotifications = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getInstanceId() {
+            return instanceId;
+        }
+
+        public void setInstanceId(String instanceId) {
+            this.instanceId = instanceId;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getLeaseDuration() {
+            return leaseDuration;
+        }
+
+        public void setLeaseDuration(Duration leaseDuration) {
+            this.leaseDuration = leaseDuration;
+        }
+
+        public Duration getSendTimeout() {
+            return sendTimeout;
+        }
+
+        public void setSendTimeout(Duration sendTimeout) {
+            this.sendTimeout = sendTimeout;
+        }
+
+        public Duration getPollIntervalMin() {
+            return pollIntervalMin;
+        }
+
+        public void setPollIntervalMin(Duration pollIntervalMin) {
+            this.pollIntervalMin = pollIntervalMin;
+        }
+
+        public Duration getPollIntervalMax() {
+            return pollIntervalMax;
+        }
+
+        public void setPollIntervalMax(Duration pollIntervalMax) {
+            this.pollIntervalMax = pollIntervalMax;
+        }
+
+        public int getPoolSize() {
+            return poolSize;
+        }
+
+        public void setPoolSize(int poolSize) {
+            this.poolSize = poolSize;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public boolean isOrdered() {
+            return ordered;
+        }
+
+        public void setOrdered(boolean ordered) {
+            this.ordered = ordered;
+        }
+
+        public Set<String> getUnorderedTopics() {
+            return unorderedTopics;
+        }
+
+        public void setUnorderedTopics(Set<String> unorderedTopics) {
+            this.unorderedTopics = unorderedTopics;
+        }
+
+        public boolean isAsyncCommit() {
+            return asyncCommit;
+        }
+
+        public void setAsyncCommit(boolean asyncCommit) {
+            this.asyncCommit = asyncCommit;
+        }
+
+        public boolean isListenForNotifications() {
+            return listenForNotifications;
+        }
+
+        public void setListenForNotifications(boolean listenForNotifications) {
+            this.listenForNotifications = listenForNotifications;
+        }
+    }
+
+    public static class Worker {
+
+        /** Whether to run the message-event worker (it starts only when there is at least one handler). */
+        private boolean enabled = true;
+
+        /** The locked_by of this worker; default host-pid-random. */
+        private String instanceId;
+
+        /** Handler threads (1..64). */
+        private int threads = WorkerDefaults.THREADS;
+
+        /** Events claimed per cycle (1..5000). */
+        private int batchSize = WorkerDefaults.BATCH_SIZE;
+
+        /** Shortest pause between polls. */
+        private Duration pollIntervalMin = WorkerDefaults.POLL_MIN;
+
+        /** Longest pause between polls when idle. */
+        private Duration pollIntervalMax = WorkerDefaults.POLL_MAX;
+
+        /** How long one handler call may run before it is interrupted and counted as failed. */
+        private Duration handlerTimeout = WorkerDefaults.HANDLER_TIMEOUT;
+
+        /** After how long a PROCESSING event is taken to be stuck (its worker died) and is recovered. */
+        private Duration stuckTimeout = WorkerDefaults.STUCK_TIMEOUT;
+
+        /** How long shutdown waits for running handlers. */
+        private Duration shutdownTimeout = WorkerDefaults.SHUTDOWN_TIMEOUT;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getInstanceId() {
+            return instanceId;
+        }
+
+        public void setInstanceId(String instanceId) {
+            this.instanceId = instanceId;
+        }
+
+        public int getThreads() {
+            return threads;
+        }
+
+        public void setThreads(int threads) {
+            this.threads = threads;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getPollIntervalMin() {
+            return pollIntervalMin;
+        }
+
+        public void setPollIntervalMin(Duration pollIntervalMin) {
+            this.pollIntervalMin = pollIntervalMin;
+        }
+
+        public Duration getPollIntervalMax() {
+            return pollIntervalMax;
+        }
+
+        public void setPollIntervalMax(Duration pollIntervalMax) {
+            this.pollIntervalMax = pollIntervalMax;
+        }
+
+        public Duration getHandlerTimeout() {
+            return handlerTimeout;
+        }
+
+        public void setHandlerTimeout(Duration handlerTimeout) {
+            this.handlerTimeout = handlerTimeout;
+        }
+
+        public Duration getStuckTimeout() {
+            return stuckTimeout;
+        }
+
+        public void setStuckTimeout(Duration stuckTimeout) {
+            this.stuckTimeout = stuckTimeout;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    public static class Compensation {
+
+        /** Whether to start the application's CompensationJob beans on their schedule. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    public static class EventBusProperties {
+
+        /** Whether to provide the in-process event bus. */
+        private boolean enabled = true;
+
+        /** Event channels the relay hands to the in-process event bus. */
+        private List<String> channels = new ArrayList<>(List.of(EventBus.CHANNEL));
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public List<String> getChannels() {
+            return channels;
+        }
+
+        public void setChannels(List<String> channels) {
+            this.channels = channels;
+        }
+    }
+
+    public static class Metrics {
+
+        /** Whether to register the postbox.* meters when Micrometer is present. */
+        private boolean enabled = true;
+
+        /** How often the backlog gauges (counts by status, oldest pending age, dead count) are read from the database. */
+        private Duration refreshInterval = Duration.ofSeconds(10);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getRefreshInterval() {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = refreshInterval;
+        }
+    }
+
+    public static class Health {
+
+        /** Whether to contribute the postbox health indicator when Actuator is present. */
+        private boolean enabled = true;
+
+        /** DOWN when the oldest unfinished event has waited longer than this. */
+        private Duration maxOldestPendingAge = Duration.ofMinutes(5);
+
+        /** DOWN when more events than this are DEAD (0: any dead event). */
+        private long maxDead = 0;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getMaxOldestPendingAge() {
+            return maxOldestPendingAge;
+        }
+
+        public void setMaxOldestPendingAge(Duration maxOldestPendingAge) {
+            this.maxOldestPendingAge = maxOldestPendingAge;
+        }
+
+        public long getMaxDead() {
+            return maxDead;
+        }
+
+        public void setMaxDead(long maxDead) {
+            this.maxDead = maxDead;
+        }
+    }
+}
