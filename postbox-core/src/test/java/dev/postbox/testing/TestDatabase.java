@@ -22,6 +22,35 @@ public abstract class TestDatabase implements AutoCloseable {
     protected final String name = "pbt_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
             .toLowerCase(Locale.ROOT);
 
+    /** The schema (PostgreSQL), database (MariaDB) or in-memory database (H2) name, e.g. for a JDBC URL. */
+    public String name() {
+        return name;
+    }
+
+    /** A JDBC URL (user and password below) that sees only this database or schema, for frameworks that want one. */
+    public String jdbcUrl() {
+        switch (kind()) {
+            case "postgresql":
+                return PG_URL + (PG_URL.contains("?") ? "&" : "?") + "currentSchema=" + name;
+            case "mariadb":
+                return MARIADB_URL + name;
+            default:
+                return "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+        }
+    }
+
+    /** The user for {@link #jdbcUrl()}; the services use trust or an empty password. */
+    public String user() {
+        switch (kind()) {
+            case "postgresql":
+                return PG_USER;
+            case "mariadb":
+                return MARIADB_USER;
+            default:
+                return "sa";
+        }
+    }
+
     /** A non-pooled data source whose connections see only this database (or schema). */
     public abstract DataSource dataSource();
 
