@@ -138,8 +138,7 @@ public class PostboxAutoConfiguration {
             if (r.getInstanceId() != null) {
                 b.instanceId(r.getInstanceId());
             }
-            b.build(); // validates now: a bad postbox.relay.* value fails the start-up, naming the field
-            return new RelayLifecycle(b);
+            return new RelayLifecycle(b); // builds now: a bad postbox.relay.* value fails the start-up, naming the field
         }
 
         static Publisher routes(List<PublisherRoute> routes) {
