@@ -70,7 +70,7 @@ public class PostboxAutoConfiguration {
         if (p.getNodeId() != null) {
             b.nodeId(p.getNodeId());
         }
-        Postbox postbox = b.build();
+        Postbox postbox = PropertyErrors.named("postbox.", b::build);
         PostboxProperties.SchemaMode mode = p.getSchema().getMode();
         if (mode == PostboxProperties.SchemaMode.ALWAYS
                 || (mode == PostboxProperties.SchemaMode.EMBEDDED && postbox.dialect() == Dialect.H2)) {
@@ -138,7 +138,8 @@ public class PostboxAutoConfiguration {
             if (r.getInstanceId() != null) {
                 b.instanceId(r.getInstanceId());
             }
-            return new RelayLifecycle(b); // builds now: a bad postbox.relay.* value fails the start-up, naming the field
+            // builds now: a bad postbox.relay.* value fails the start-up, naming the property
+            return PropertyErrors.named("postbox.relay.", () -> new RelayLifecycle(b));
         }
 
         static Publisher routes(List<PublisherRoute> routes) {

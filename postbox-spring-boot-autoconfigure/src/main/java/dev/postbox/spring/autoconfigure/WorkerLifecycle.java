@@ -36,7 +36,7 @@ public final class WorkerLifecycle implements SmartLifecycle {
         } else {
             MessageWorkerBuilder b = builder.get();
             handlers.registerWith(b);
-            worker = b.build().start();
+            worker = PropertyErrors.named("postbox.worker.", b::build).start();
             log.info("Postbox message-event worker {} started for event types {}", worker.instanceId(), handlers.eventTypes());
         }
         running = true;

@@ -244,12 +244,15 @@ class PostboxAutoConfigurationTest {
     void aBadRelaySettingFailsTheStartUpNamingIt() {
         runner(TestDatabase.h2()).withPropertyValues("postbox.relay.batch-size=0").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
-                        .hasMessageContaining("batchSize"));
+                        .hasMessageContaining("postbox.relay.batch-size").hasMessageContaining("5000"));
         runner(TestDatabase.h2()).withPropertyValues("postbox.relay.lease-duration=5s", "postbox.relay.send-timeout=10s").run(ctx ->
-                assertThat(ctx).getFailure().rootCause().hasMessageContaining("leaseDuration"));
+                assertThat(ctx).getFailure().rootCause().hasMessageContaining("postbox.relay.lease-duration"));
         runner(TestDatabase.h2()).withPropertyValues("postbox.table-prefix=Bad-Prefix").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
-                        .hasMessageContaining("tablePrefix"));
+                        .hasMessageContaining("postbox.table-prefix"));
+        runner(TestDatabase.h2()).withPropertyValues("postbox.worker.threads=0").withUserConfiguration(Handlers.class).run(ctx ->
+                assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
+                        .hasMessageContaining("postbox.worker.threads"));
     }
 
     @Configuration(proxyBeanMethods = false)
