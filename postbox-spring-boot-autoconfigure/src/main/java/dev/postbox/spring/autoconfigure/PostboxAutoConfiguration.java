@@ -12,6 +12,7 @@ import dev.postbox.relay.RelayListener;
 import dev.postbox.relay.Routes;
 import dev.postbox.spi.Publisher;
 import dev.postbox.spring.PublisherRoute;
+import dev.postbox.spring.TransactionalCompensations;
 import dev.postbox.spring.TransactionalInbox;
 import dev.postbox.spring.TransactionalOutbox;
 import org.slf4j.Logger;
@@ -91,6 +92,12 @@ public class PostboxAutoConfiguration {
     @ConditionalOnMissingBean
     public TransactionalInbox transactionalInbox(Postbox postbox, DataSource dataSource) {
         return new TransactionalInbox(postbox, dataSource);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    public TransactionalCompensations transactionalCompensations(Postbox postbox, DataSource dataSource) {
+        return new TransactionalCompensations(postbox, dataSource);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -17,6 +17,7 @@ import dev.postbox.spi.Publisher;
 import dev.postbox.spring.EventTypeHandler;
 import dev.postbox.spring.PostboxMessageHandler;
 import dev.postbox.spring.PublisherRoute;
+import dev.postbox.spring.TransactionalCompensations;
 import dev.postbox.spring.TransactionalInbox;
 import dev.postbox.spring.TransactionalOutbox;
 import dev.postbox.testing.TestDatabase;
@@ -138,6 +139,31 @@ class PostboxAutoConfigurationTest {
                 assertThat(runs).hasValue(1);
                 assertThatThrownBy(() -> inbox.once("inventory", "E-9", runs::incrementAndGet))
                         .isInstanceOf(TransactionRequiredException.class);
+
+                TransactionalCompensations compensations = ctx.getBean(TransactionalCompensations.class);
+                AtomicInteger released = new AtomicInteger();
+                for (int i = 0; i < 2; i++) {
+                    tx.executeWithoutResult(s -> compensations.once("ORDER", "O-1", "RELEASE_STOCK", c -> {
+                        jdbc.update("UPDATE t_order SET status = 'RELEASED' WHERE order_no = 'O-1'");
+                        return released.incrementAndGet();
+                    }));
+                }
+                assertThat(released).as("the second call finds it DONE").hasValue(1);
+                assertThat(jdbc.queryForObject("SELECT status FROM t_order WHERE order_no = 'O-1'", String.class))
+                        .as("JdbcTemplate inside the action ran in the same transaction").isEqualTo("RELEASED");
+                assertThat(postbox.compensations().find("ORDER", "O-1", "RELEASE_STOCK").orElseThrow().status())
+                        .isEqualTo(dev.postbox.compensation.CompensationStatus.DONE);
+                tx.executeWithoutResult(s -> {
+                    var failed = compensations.once("ORDER", "O-9", "RELEASE_STOCK", c -> {
+                        jdbc.update("UPDATE t_order SET status = 'GONE'");
+                        throw new IllegalStateException("stock service says no");
+                    });
+                    assertThat(failed.outcome()).isEqualTo(dev.postbox.compensation.CompensationResult.Outcome.FAILED);
+                });
+                assertThat(jdbc.queryForObject("SELECT status FROM t_order WHERE order_no = 'O-1'", String.class))
+                        .as("the failed action was rolled back to its savepoint").isEqualTo("RELEASED");
+                assertThat(postbox.compensations().find("ORDER", "O-9", "RELEASE_STOCK").orElseThrow().lastError())
+                        .contains("stock service says no");
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
@@ -295,6 +321,24 @@ class PostboxAutoConfigurationTest {
             await("sent", () -> !own.sent.isEmpty());
             assertThat(own.sent).containsExactly("ANYTHING:E-1");
         });
+    }
+
+    @Test
+    void theCommitWakesTheRelayInsteadOfItsNextPoll() {
+        runner(TestDatabase.h2()).withPropertyValues("postbox.relay.poll-interval-min=30s", "postbox.relay.poll-interval-max=30s")
+                .run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    Postbox postbox = ctx.getBean(Postbox.class);
+                    TransactionTemplate tx = new TransactionTemplate(ctx.getBean(org.springframework.transaction.PlatformTransactionManager.class));
+                    Thread.sleep(500); // the relay's first (empty) poll is over; it now waits 30 s unless woken
+                    long start = System.nanoTime();
+                    tx.executeWithoutResult(s -> ctx.getBean(TransactionalOutbox.class).write(event("E-1", EventBus.CHANNEL)));
+                    long deadline = start + Duration.ofSeconds(5).toNanos();
+                    while (postbox.queries().outbox().byEventNo("E-1").orElseThrow().status() != OutboxStatus.PUBLISHED) {
+                        assertThat(System.nanoTime()).as("published long before the 30 s poll").isLessThan(deadline);
+                        Thread.sleep(10);
+                    }
+                });
     }
 
     @Test
