@@ -49,7 +49,7 @@ final class TransportSupport {
             String head = field.substring(0, end);
             String property = propertyPrefix + "." + aliases.getOrDefault(head, kebab(head)) + field.substring(end);
             ValidationException renamed = new ValidationException(property, e.getMessage().substring(e.field().length() + 2));
-            renamed.initCause(e);
+            renamed.setStackTrace(e.getStackTrace()); // no cause: the root cause a start-up failure shows must name the property
             throw renamed;
         }
     }
