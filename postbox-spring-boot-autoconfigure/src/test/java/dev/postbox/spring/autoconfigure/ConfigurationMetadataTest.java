@@ -29,7 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConfigurationMetadataTest {
 
-    /** Properties with no default on purpose: unset means "derive it" (source, node id, instance ids) or "none". */
+    /**
+     * Properties with no default on purpose: unset means "derive it" (source, node id, instance ids) or "none"
+     * (besides those whose fresh value is null or an empty map).
+     */
     private static final Set<String> NO_DEFAULT = Set.of("postbox.source", "postbox.node-id",
             "postbox.relay.instance-id", "postbox.worker.instance-id", "postbox.relay.unordered-topics");
 
@@ -64,20 +67,29 @@ class ConfigurationMetadataTest {
         Map<String, ConfigurationMetadataProperty> properties = postboxProperties();
         assertThat(properties).containsKeys("postbox.relay.batch-size", "postbox.worker.stuck-timeout",
                 "postbox.event-bus.channels", "postbox.health.max-dead");
-        Object fresh = new PostboxProperties();
+        Map<String, Object> fresh = Map.of(
+                "postbox.kafka.", new dev.postbox.spring.autoconfigure.transport.KafkaTransportProperties(),
+                "postbox.rabbitmq.", new dev.postbox.spring.autoconfigure.transport.RabbitTransportProperties(),
+                "postbox.nats.", new dev.postbox.spring.autoconfigure.transport.NatsTransportProperties(),
+                "postbox.http.", new dev.postbox.spring.autoconfigure.transport.HttpTransportProperties(),
+                "postbox.", new PostboxProperties());
         ConversionService conversion = ApplicationConversionService.getSharedInstance();
         List<String> problems = new ArrayList<>();
         for (ConfigurationMetadataProperty p : properties.values()) {
             if (p.getDescription() == null || p.getDescription().isBlank()) {
                 problems.add(p.getId() + ": no description");
             }
-            Object actual = valueOf(fresh, p.getId());
+            String prefix = fresh.keySet().stream().filter(k -> !k.equals("postbox.") && p.getId().startsWith(k))
+                    .findFirst().orElse("postbox.");
+            Object actual = valueOf(fresh.get(prefix), prefix, p.getId());
             if (actual == PATH_NOT_HERE) {
-                continue; // a transport's own properties class, checked by its own test
+                problems.add(p.getId() + ": not a property of " + fresh.get(prefix).getClass().getSimpleName());
+                continue;
             }
             Object shown = p.getDefaultValue();
             if (shown == null) {
-                if (!NO_DEFAULT.contains(p.getId())) {
+                boolean none = actual == null || actual instanceof Map<?, ?> m && m.isEmpty();
+                if (!none && !NO_DEFAULT.contains(p.getId())) {
                     problems.add(p.getId() + ": metadata shows no default, the real one is " + actual);
                 }
                 continue;
@@ -91,8 +103,8 @@ class ConfigurationMetadataTest {
 
     private static final Object PATH_NOT_HERE = new Object();
 
-    private static Object valueOf(Object root, String id) {
-        String[] parts = id.substring("postbox.".length()).split("\\.");
+    private static Object valueOf(Object root, String prefix, String id) {
+        String[] parts = id.substring(prefix.length()).split("\\.");
         StringBuilder path = new StringBuilder();
         for (String part : parts) {
             if (path.length() > 0) {
