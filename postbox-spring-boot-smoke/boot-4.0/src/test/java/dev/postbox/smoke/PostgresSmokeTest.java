@@ -1,7 +1,7 @@
 package dev.postbox.smoke;
 
 import dev.postbox.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -16,9 +16,8 @@ class PostgresSmokeTest extends SmokeContract {
         datasource(registry, DB);
     }
 
-    @AfterAll
-    static void drop(@Autowired ConfigurableApplicationContext context) {
-        context.stop(); // relay, worker and metrics stop before the database goes; Spring closes the context after
-        DB.close();
+    @BeforeAll
+    static void dropDatabaseWithTheContext(@Autowired ConfigurableApplicationContext context) {
+        dropWith(context, DB);
     }
 }
