@@ -1,0 +1,86 @@
+package dev.postbox.spring.autoconfigure.health;
+
+import dev.postbox.ValidationException;
+import dev.postbox.query.Backlog;
+import dev.postbox.query.OutboxQueries;
+import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The decision behind the {@code postbox} health component, shared by the Boot 3 and Boot 4 indicators: DOWN
+ * when the oldest unfinished outbox event has waited longer than {@code maxOldestPendingAge} or more than
+ * {@code maxDead} events are DEAD. It takes the metrics' backlog read when that is fresh, else reads now; a
+ * database error propagates (the indicators report it as DOWN with the error). Thread-safe.
+ */
+public final class PostboxHealth {
+
+    /** UP or DOWN with the details to show. */
+    public record Result(boolean up, Map<String, Object> details) {
+    }
+
+    private final OutboxQueries queries;
+    private final BacklogMonitor monitor;
+    private final Duration maxOldestPendingAge;
+    private final long maxDead;
+    private final BooleanSupplier relayRunning;
+
+    /**
+     * @param queries             where the backlog is read when there is no fresh one
+     * @param monitor             the metrics' backlog reader, or null when metrics are off
+     * @param maxOldestPendingAge positive ({@code postbox.health.max-oldest-pending-age})
+     * @param maxDead             0 or more ({@code postbox.health.max-dead})
+     * @param relayRunning        whether this application's relay runs, or null when it has none
+     */
+    public PostboxHealth(OutboxQueries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
+                         BooleanSupplier relayRunning) {
+        this.queries = Objects.requireNonNull(queries, "queries");
+        this.monitor = monitor;
+        if (maxOldestPendingAge == null || maxOldestPendingAge.isNegative() || maxOldestPendingAge.isZero()) {
+            throw new ValidationException("postbox.health.max-oldest-pending-age", "must be positive, was "
+                    + maxOldestPendingAge);
+        }
+        if (maxDead < 0) {
+            throw new ValidationException("postbox.health.max-dead", "must be 0 or more, was " + maxDead);
+        }
+        this.maxOldestPendingAge = maxOldestPendingAge;
+        this.maxDead = maxDead;
+        this.relayRunning = relayRunning;
+    }
+
+    /** Checks the backlog against the thresholds; throws what the database read threw. */
+    public Result check() {
+        Backlog b = monitor == null ? queries.backlog() : monitor.fresh().orElseGet(queries::backlog);
+        Duration age = b.oldestUnfinishedAge().orElse(Duration.ZERO);
+        List<String> problems = new ArrayList<>(2);
+        if (age.compareTo(maxOldestPendingAge) > 0) {
+            problems.add("the oldest unfinished event has waited " + age + ", longer than " + maxOldestPendingAge);
+        }
+        if (b.dead() > maxDead) {
+            problems.add(b.dead() + " DEAD event(s), more than " + maxDead + ": retry or cancel them");
+        }
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("pending", b.pending());
+        details.put("publishing", b.publishing());
+        details.put("failed", b.failed());
+        details.put("dead", b.dead());
+        details.put("oldestPendingAge", age.toString());
+        Map<String, Object> thresholds = new LinkedHashMap<>();
+        thresholds.put("maxOldestPendingAge", maxOldestPendingAge.toString());
+        thresholds.put("maxDead", maxDead);
+        details.put("thresholds", thresholds);
+        if (relayRunning != null) {
+            details.put("relayRunning", relayRunning.getAsBoolean());
+        }
+        if (!problems.isEmpty()) {
+            details.put("reason", String.join("; ", problems));
+        }
+        return new Result(problems.isEmpty(), details);
+    }
+}

@@ -1,0 +1,136 @@
+package dev.postbox.spring.autoconfigure.metrics;
+
+import dev.postbox.ValidationException;
+import dev.postbox.query.Backlog;
+import dev.postbox.query.OutboxQueries;
+import dev.postbox.spring.autoconfigure.RelayLifecycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Reads the outbox {@link Backlog} every refresh interval on one daemon thread of its own, so neither a
+ * metrics scrape nor the relay ever waits for the query. Started and stopped with the application context.
+ * A failed read is logged (at most once a minute, with the number of failures in between) and keeps the last
+ * values. Thread-safe.
+ */
+public final class BacklogMonitor implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(BacklogMonitor.class);
+    private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    /** The prefix of the reading thread's name. */
+    public static final String THREAD_NAME = "postbox-backlog-";
+
+    private final OutboxQueries queries;
+    private final Duration interval;
+    private volatile Backlog latest;
+    private volatile long latestNanos;
+    private volatile boolean lastReadFailed;
+    // only touched by the reading thread
+    private long failuresInRow;
+    private long lastLogNanos;
+    private ScheduledExecutorService executor;
+
+    /**
+     * @param queries  where the backlog is read
+     * @param interval how often; positive ({@code postbox.metrics.refresh-interval})
+     */
+    public BacklogMonitor(OutboxQueries queries, Duration interval) {
+        this.queries = Objects.requireNonNull(queries, "queries");
+        if (interval == null || interval.isNegative() || interval.isZero()) {
+            throw new ValidationException("postbox.metrics.refresh-interval", "must be positive, was " + interval);
+        }
+        this.interval = interval;
+    }
+
+    /** The last backlog read successfully, or null before the first one. */
+    public Backlog latest() {
+        return latest;
+    }
+
+    /** The last backlog if it was read within one refresh interval and the latest read did not fail. */
+    public Optional<Backlog> fresh() {
+        Backlog b = latest;
+        if (b == null || lastReadFailed || System.nanoTime() - latestNanos > interval.toNanos()) {
+            return Optional.empty();
+        }
+        return Optional.of(b);
+    }
+
+    /** The refresh interval. */
+    public Duration interval() {
+        return interval;
+    }
+
+    void refresh() {
+        try {
+            Backlog b = queries.backlog();
+            latestNanos = System.nanoTime();
+            latest = b;
+            if (lastReadFailed) {
+                lastReadFailed = false;
+                log.info("Postbox backlog readable again after {} failed read(s)", failuresInRow);
+                failuresInRow = 0;
+            }
+        } catch (RuntimeException e) {
+            lastReadFailed = true;
+            failuresInRow++;
+            long now = System.nanoTime();
+            if (failuresInRow == 1 || now - lastLogNanos >= LOG_EVERY_NANOS) {
+                lastLogNanos = now;
+                log.warn("Postbox backlog could not be read ({} failure(s) in a row); the metrics keep their last"
+                        + " values: {}", failuresInRow, e.toString());
+            }
+        }
+    }
+
+    @Override
+    public synchronized void start() {
+        if (executor != null) {
+            return;
+        }
+        executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, THREAD_NAME + THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        executor.scheduleWithFixedDelay(this::refresh, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public synchronized void stop() {
+        ScheduledExecutorService e = executor;
+        executor = null;
+        if (e == null) {
+            return;
+        }
+        e.shutdownNow();
+        try {
+            if (!e.awaitTermination(10, TimeUnit.SECONDS)) {
+                log.warn("Postbox backlog reader did not stop within 10 s");
+            }
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return executor != null;
+    }
+
+    @Override
+    public int getPhase() {
+        return RelayLifecycle.PHASE;
+    }
+}

@@ -1,0 +1,223 @@
+package dev.postbox.spring.autoconfigure.metrics;
+
+import dev.postbox.message.MessageRecord;
+import dev.postbox.message.WorkerListener;
+import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.query.Backlog;
+import dev.postbox.relay.RelayListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+
+/**
+ * The {@code postbox.*} meters. Backlog gauges show the last {@link BacklogMonitor} read (NaN before the first):
+ * <ul>
+ * <li>{@code postbox.outbox.backlog{status=pending|publishing|failed|dead}}, {@code postbox.outbox.dead} (the one
+ * to alert on) and {@code postbox.outbox.oldest.age} (seconds the oldest unfinished event has waited, 0 when none)</li>
+ * <li>{@code postbox.publish.latency{channel}}: create_time to published, with a percentile histogram</li>
+ * <li>{@code postbox.publish.outcomes{outcome=published|failed|dead, channel}}</li>
+ * <li>{@code postbox.relay.batch.size} (events claimed per cycle that claimed any) and {@code postbox.relay.batch.duration}</li>
+ * <li>{@code postbox.message.outcomes{outcome=succeeded|failed|dead|cancelled}} of the message-event worker</li>
+ * </ul>
+ * It is the relay's and the worker's listener: each hook only increments a meter and never throws. Meters exist
+ * from the first {@link #bindTo}; a registry bound later gets them too. Thread-safe.
+ */
+public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener {
+
+    /** Distinct channel tags kept; events of further channels (typos, usually, which go DEAD) share one tag. */
+    static final int MAX_CHANNELS = 64;
+    static final String OTHER_CHANNEL = "_other";
+
+    private record ChannelMeters(Counter published, Counter failed, Counter dead, Timer latency) {
+    }
+
+    private final BacklogMonitor monitor;
+    private final List<String> knownChannels;
+    private final CompositeMeterRegistry registry = new CompositeMeterRegistry();
+    private final Map<String, ChannelMeters> channels = new ConcurrentHashMap<>();
+    private volatile boolean bound;
+    private volatile DistributionSummary batchSize;
+    private volatile Timer batchDuration;
+    private volatile Counter messageSucceeded;
+    private volatile Counter messageFailed;
+    private volatile Counter messageDead;
+    private volatile Counter messageCancelled;
+
+    /**
+     * @param monitor       the source of the backlog gauges
+     * @param knownChannels channels whose publish meters are registered at once (at 0), e.g. the routed ones
+     */
+    public PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels) {
+        this.monitor = Objects.requireNonNull(monitor, "monitor");
+        this.knownChannels = List.copyOf(knownChannels);
+    }
+
+    @Override
+    public synchronized void bindTo(MeterRegistry target) {
+        if (target == registry || registry.getRegistries().contains(target)) {
+            return;
+        }
+        registry.add(target);
+        if (bound) {
+            return;
+        }
+        backlog("pending", Backlog::pending);
+        backlog("publishing", Backlog::publishing);
+        backlog("failed", Backlog::failed);
+        backlog("dead", Backlog::dead);
+        Gauge.builder("postbox.outbox.dead", monitor, m -> value(m, Backlog::dead))
+                .description("DEAD outbox events: a person must retry or cancel them")
+                .strongReference(true).register(registry);
+        TimeGauge.builder("postbox.outbox.oldest.age", monitor, TimeUnit.SECONDS, PostboxMetrics::oldestAgeSeconds)
+                .description("How long the oldest unfinished (pending, publishing, failed) outbox event has waited")
+                .strongReference(true).register(registry);
+        batchSize = DistributionSummary.builder("postbox.relay.batch.size").baseUnit("events")
+                .description("Events claimed per relay cycle").register(registry);
+        batchDuration = Timer.builder("postbox.relay.batch.duration")
+                .description("One relay claim-publish-record cycle").register(registry);
+        messageSucceeded = messageOutcome("succeeded");
+        messageFailed = messageOutcome("failed");
+        messageDead = messageOutcome("dead");
+        messageCancelled = messageOutcome("cancelled");
+        bound = true;
+        knownChannels.forEach(this::channel);
+    }
+
+    private void backlog(String status, ToLongFunction<Backlog> count) {
+        Gauge.builder("postbox.outbox.backlog", monitor, m -> value(m, count)).tag("status", status)
+                .description("Outbox events by status").strongReference(true).register(registry);
+    }
+
+    private Counter messageOutcome(String outcome) {
+        return Counter.builder("postbox.message.outcomes").tag("outcome", outcome)
+                .description("Recorded outcomes of message-event handling").register(registry);
+    }
+
+    private static double value(BacklogMonitor m, ToLongFunction<Backlog> count) {
+        Backlog b = m.latest();
+        return b == null ? Double.NaN : count.applyAsLong(b);
+    }
+
+    private static double oldestAgeSeconds(BacklogMonitor m) {
+        Backlog b = m.latest();
+        if (b == null) {
+            return Double.NaN;
+        }
+        return b.oldestUnfinishedAge().map(d -> d.toNanos() / 1e9).orElse(0.0);
+    }
+
+    private ChannelMeters channel(String name) {
+        String channel = name == null ? "" : name;
+        ChannelMeters m = channels.get(channel);
+        if (m != null) {
+            return m;
+        }
+        String tag = channels.size() >= MAX_CHANNELS ? OTHER_CHANNEL : channel;
+        return channels.computeIfAbsent(tag, t -> new ChannelMeters(
+                publishOutcome("published", t), publishOutcome("failed", t), publishOutcome("dead", t),
+                Timer.builder("postbox.publish.latency").tag("channel", t)
+                        .description("From an outbox event's create_time until the target accepted it")
+                        .publishPercentileHistogram().register(registry)));
+    }
+
+    private Counter publishOutcome(String outcome, String channel) {
+        return Counter.builder("postbox.publish.outcomes").tag("outcome", outcome).tag("channel", channel)
+                .description("Recorded outcomes of outbox publish attempts").register(registry);
+    }
+
+    @Override
+    public void published(OutboxRecord event, Duration latency) {
+        if (!bound) {
+            return;
+        }
+        try {
+            ChannelMeters m = channel(event.channel());
+            m.published().increment();
+            if (latency != null && !latency.isNegative()) {
+                m.latency().record(latency);
+            }
+        } catch (RuntimeException ignored) {
+            // a metric must never disturb the relay
+        }
+    }
+
+    @Override
+    public void failed(OutboxRecord event, String reason, Instant nextRetry) {
+        if (!bound) {
+            return;
+        }
+        try {
+            channel(event.channel()).failed().increment();
+        } catch (RuntimeException ignored) {
+            // a metric must never disturb the relay
+        }
+    }
+
+    @Override
+    public void dead(OutboxRecord event, String reason) {
+        if (!bound) {
+            return;
+        }
+        try {
+            channel(event.channel()).dead().increment();
+        } catch (RuntimeException ignored) {
+            // a metric must never disturb the relay
+        }
+    }
+
+    @Override
+    public void batch(String relayId, int claimed, int published, int failed, int dead, Duration took) {
+        if (!bound) {
+            return;
+        }
+        try {
+            batchSize.record(claimed);
+            batchDuration.record(took);
+        } catch (RuntimeException ignored) {
+            // a metric must never disturb the relay
+        }
+    }
+
+    @Override
+    public void handled(MessageRecord event, Duration took, Throwable error) {
+        if (bound && error == null) {
+            messageSucceeded.increment();
+        }
+    }
+
+    @Override
+    public void failed(MessageRecord event, String reason, Instant nextRetry) {
+        if (bound) {
+            messageFailed.increment();
+        }
+    }
+
+    @Override
+    public void dead(MessageRecord event, String reason) {
+        if (bound) {
+            messageDead.increment();
+        }
+    }
+
+    @Override
+    public void cancelled(MessageRecord event, String reason) {
+        if (bound) {
+            messageCancelled.increment();
+        }
+    }
+}

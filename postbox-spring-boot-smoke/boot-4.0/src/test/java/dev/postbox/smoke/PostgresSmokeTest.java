@@ -1,0 +1,23 @@
+package dev.postbox.smoke;
+
+import dev.postbox.testing.TestDatabase;
+import org.junit.jupiter.api.BeforeAll;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+class PostgresSmokeTest extends SmokeContract {
+
+    static final TestDatabase DB = TestDatabase.postgres(null);
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        datasource(registry, DB);
+    }
+
+    @BeforeAll
+    static void dropDatabaseWithTheContext(@Autowired ConfigurableApplicationContext context) {
+        dropWith(context, DB);
+    }
+}
