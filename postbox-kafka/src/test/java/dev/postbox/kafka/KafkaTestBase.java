@@ -1,5 +1,6 @@
 package dev.postbox.kafka;
 
+import dev.postbox.kafka.testing.KafkaCluster;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.Postbox;

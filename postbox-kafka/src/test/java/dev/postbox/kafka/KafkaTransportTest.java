@@ -1,5 +1,6 @@
 package dev.postbox.kafka;
 
+import dev.postbox.kafka.testing.KafkaCluster;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.spi.Publisher;
 import dev.postbox.testing.TransportContract;

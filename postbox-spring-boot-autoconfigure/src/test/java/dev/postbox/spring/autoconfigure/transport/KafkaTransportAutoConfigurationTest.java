@@ -1,5 +1,6 @@
 package dev.postbox.spring.autoconfigure.transport;
 
+import dev.postbox.kafka.testing.KafkaCluster;
 import dev.postbox.kafka.KafkaEnvelopeConsumer;
 import dev.postbox.kafka.KafkaPublisher;
 import dev.postbox.outbox.OutboxEvent;
@@ -24,12 +25,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KafkaTransportAutoConfigurationTest {
 
-    private InProcessKafka kafka;
+    private KafkaCluster kafka;
     private TestDatabase db;
 
     @BeforeAll
     void start() throws Exception {
-        kafka = InProcessKafka.start();
+        kafka = KafkaCluster.start();
         db = TestDatabase.postgres(null);
     }
 
@@ -48,7 +49,7 @@ class KafkaTransportAutoConfigurationTest {
 
     @Test
     void eventsOfChannelKafkaWrittenInATransactionArriveAtTheirTopicAndArePublished() throws Exception {
-        String topic = kafka.createTopic("orders");
+        String topic = kafka.createTopic("orders", 2);
         runner().withPropertyValues("postbox.kafka.bootstrap-servers=" + kafka.bootstrapServers()).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(KafkaPublisher.class);
             assertThat(routes(context)).containsEntry("kafka", List.of("KAFKA"));
@@ -58,7 +59,7 @@ class KafkaTransportAutoConfigurationTest {
 
     @Test
     void fallsBackToSpringKafkaBootstrapServersAndRoutesTheConfiguredChannels() throws Exception {
-        String topic = kafka.createTopic("fallback");
+        String topic = kafka.createTopic("fallback", 2);
         runner().withPropertyValues("spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
                 "postbox.kafka.channels=MQ,STREAM").run(context -> {
             assertThat(context).hasNotFailed();

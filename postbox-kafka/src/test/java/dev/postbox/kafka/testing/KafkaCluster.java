@@ -1,4 +1,4 @@
-package dev.postbox.kafka;
+package dev.postbox.kafka.testing;
 
 import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -15,10 +15,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real single-node KRaft cluster in the test JVM (Kafka's own test kit): one controller and one broker,
  * topics never auto-created. {@link #stopBroker()} / {@link #startBroker()} take the broker down and bring
- * it back on the same port with the same log directory.
+ * it back on the same port with the same log directory. Shipped in postbox-kafka's test-jar for the other
+ * modules' tests (the starter's, the order-service example's).
  */
 @SuppressWarnings("try") // close() may be interrupted like the kit it closes
-final class KafkaCluster implements AutoCloseable {
+public final class KafkaCluster implements AutoCloseable {
 
     private final KafkaClusterTestKit kit;
     private final Admin admin;
@@ -28,7 +29,7 @@ final class KafkaCluster implements AutoCloseable {
         this.admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kit.bootstrapServers()));
     }
 
-    static KafkaCluster start() {
+    public static KafkaCluster start() {
         try {
             KafkaClusterTestKit kit = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
                     .setCombined(false).setNumControllerNodes(1).setNumBrokerNodes(1).build())
@@ -48,22 +49,27 @@ final class KafkaCluster implements AutoCloseable {
         }
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return kit.bootstrapServers();
     }
 
     /** A new topic with a unique name starting with {@code prefix}. */
-    String createTopic(String prefix, int partitions) throws Exception {
+    public String createTopic(String prefix, int partitions) throws Exception {
         String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        createTopicNamed(name, partitions);
         return name;
     }
 
-    void deleteTopic(String name) throws Exception {
+    /** A new topic with exactly this name. */
+    public void createTopicNamed(String name, int partitions) throws Exception {
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    }
+
+    public void deleteTopic(String name) throws Exception {
         admin.deleteTopics(List.of(name)).all().get(30, TimeUnit.SECONDS);
     }
 
-    Admin admin() {
+    public Admin admin() {
         return admin;
     }
 
@@ -72,13 +78,13 @@ final class KafkaCluster implements AutoCloseable {
     }
 
     /** Shuts the broker down (the controller stays up); its listener port closes. */
-    void stopBroker() {
+    public void stopBroker() {
         broker().shutdown();
         broker().awaitShutdown();
     }
 
     /** Starts the same broker again: same port, same log directory. */
-    void startBroker() throws Exception {
+    public void startBroker() throws Exception {
         broker().startup();
         kit.waitForReadyBrokers();
     }
