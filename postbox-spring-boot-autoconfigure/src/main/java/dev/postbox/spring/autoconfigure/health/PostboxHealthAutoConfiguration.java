@@ -14,11 +14,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code postbox} health component (bean {@code postboxHealthIndicator}) when Actuator is present and
- * {@code postbox.health.enabled} is true (the default), on Boot 3 (spring-boot-actuator's
+ * {@code postbox.health.enabled} is true (the default) and Actuator's {@code management.health.postbox.enabled} is
+ * not false, on Boot 3 (spring-boot-actuator's
  * {@code org.springframework.boot.actuate.health}) or Boot 4 (spring-boot-health). Boot 4's spring-boot-actuator
  * no longer has the Boot 3 package, so on each line exactly one of the two adapters applies; the Boot 3 one
  * wins where both APIs are on the class path, because a Boot 3 actuator reads only its own.
@@ -28,6 +30,7 @@ import org.springframework.context.annotation.Configuration;
         "org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration"})
 @ConditionalOnBean(Postbox.class)
 @ConditionalOnProperty(prefix = "postbox.health", name = "enabled", havingValue = "true", matchIfMissing = true)
+@Conditional(ManagementHealthEnabled.class)
 public class PostboxHealthAutoConfiguration {
 
     /** The bean name; Actuator shows it as the component {@code postbox}. */

@@ -94,5 +94,12 @@ abstract class PostboxHealthContract {
     final void noIndicatorWhenDisabled() {
         ObservedApp.runner(db.dataSource()).withPropertyValues("postbox.health.enabled=false").run(context ->
                 assertThat(context).hasNotFailed().doesNotHaveBean(PostboxHealthAutoConfiguration.BEAN_NAME));
+        ObservedApp.runner(db.dataSource()).withPropertyValues("management.health.postbox.enabled=false").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(PostboxHealthAutoConfiguration.BEAN_NAME));
+        ObservedApp.runner(db.dataSource()).withPropertyValues("management.health.defaults.enabled=false").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(PostboxHealthAutoConfiguration.BEAN_NAME));
+        ObservedApp.runner(db.dataSource()).withPropertyValues("management.health.defaults.enabled=false",
+                "management.health.postbox.enabled=true").run(context ->
+                assertThat(context).hasNotFailed().hasBean(PostboxHealthAutoConfiguration.BEAN_NAME));
     }
 }
