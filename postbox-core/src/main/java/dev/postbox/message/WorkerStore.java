@@ -54,15 +54,24 @@ final class WorkerStore {
                 + " UPDATE " + table + " AS u SET " + claimSet + " WHERE u.id = ANY (ARRAY(SELECT id FROM c)) RETURNING "
                 + qualified("u");
         boolean mysql = dialect == Dialect.MYSQL;
-        // MySQL: ORDER BY the index's own columns, so SKIP LOCKED stops after n rows instead of locking and
-        // sorting the whole backlog; PostgreSQL and H2 walk the id order of their indexes
-        String head = "SELECT " + Rows.MESSAGE_COLUMNS + " FROM " + table + " e"
-                + (mysql ? dialect.forceIndex("idx_status_retry_time") : "");
+        // MySQL: ORDER BY the index's own columns, so the read stops after n rows instead of sorting the whole
+        // backlog; PostgreSQL and H2 walk the id order of their indexes
         String order = mysql ? " ORDER BY e.next_retry_time, e.retry_count, e.id LIMIT ?" : " ORDER BY e.id LIMIT ?";
-        String lock = mysql ? " FOR UPDATE SKIP LOCKED" : "";
-        this.pendingSql = head + " WHERE e.deleted = 0 AND e.event_status = 0 AND " + typeList + order + lock;
-        this.dueSql = head + " WHERE e.deleted = 0 AND e.event_status = 3 AND e.next_retry_time <= ? AND " + typeList
-                + order + lock;
+        if (mysql) {
+            // MySQL: candidates by a plain, lock-free read, then locked by primary key with SKIP LOCKED. A
+            // locking select over the status index would keep every row it examined locked until commit, the
+            // other event types' rows it walked past too (InnoDB, READ COMMITTED), and other workers' claims
+            // and outcome updates of those rows would wait for it.
+            String head = "SELECT e.id FROM " + table + " e" + dialect.forceIndex("idx_status_retry_time");
+            this.pendingSql = head + " WHERE e.deleted = 0 AND e.event_status = 0 AND " + typeList + order;
+            this.dueSql = head + " WHERE e.deleted = 0 AND e.event_status = 3 AND e.next_retry_time <= ? AND "
+                    + typeList + order;
+        } else {
+            String head = "SELECT " + Rows.MESSAGE_COLUMNS + " FROM " + table + " e";
+            this.pendingSql = head + " WHERE e.deleted = 0 AND e.event_status = 0 AND " + typeList + order;
+            this.dueSql = head + " WHERE e.deleted = 0 AND e.event_status = 3 AND e.next_retry_time <= ? AND "
+                    + typeList + order;
+        }
         this.stuckSql = "SELECT " + Rows.MESSAGE_COLUMNS + " FROM " + table + " e WHERE e.deleted = 0 AND e.event_status = 1"
                 + " AND e.last_handle_time <= ? AND " + typeList + " ORDER BY e.id LIMIT ?";
         this.failSql = "UPDATE " + table + " SET event_status = ?, retry_count = retry_count + ?, next_retry_time = ?,"
@@ -85,6 +94,9 @@ final class WorkerStore {
         if (dialect == Dialect.POSTGRESQL) {
             return claimPostgres(c, limit, now);
         }
+        if (dialect == Dialect.MYSQL) {
+            return claimMySql(c, limit, now);
+        }
         TreeMap<Long, MessageRecord> candidates = new TreeMap<>();
         select(c, pendingSql, null, limit, candidates);
         select(c, dueSql, now, limit, candidates);
@@ -93,24 +105,6 @@ final class WorkerStore {
             return List.of();
         }
         List<MessageRecord> claimed = new ArrayList<>(chosen.size());
-        if (dialect == Dialect.MYSQL) {
-            // the rows are locked by the selects: one UPDATE of their ids
-            StringBuilder sql = new StringBuilder("UPDATE ").append(table)
-                    .append(" SET event_status = 1, last_handle_time = ?, version = version + 1, update_time = ? WHERE id IN (");
-            for (int i = 0; i < chosen.size(); i++) {
-                sql.append(i == 0 ? "?" : ", ?");
-            }
-            try (PreparedStatement ps = c.prepareStatement(sql.append(')').toString())) {
-                dialect.bindTime(ps, 1, now);
-                dialect.bindTime(ps, 2, now);
-                for (int i = 0; i < chosen.size(); i++) {
-                    ps.setLong(3 + i, chosen.get(i).id());
-                }
-                ps.executeUpdate();
-            }
-            chosen.forEach(r -> claimed.add(processing(r, now)));
-            return claimed;
-        }
         // no SKIP LOCKED: a conditional update per row on the version read; the per-row count says who won
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET event_status = 1, last_handle_time = ?,"
                 + " version = version + 1, update_time = ? WHERE id = ? AND version = ?")) {
@@ -129,6 +123,76 @@ final class WorkerStore {
             }
         }
         return claimed;
+    }
+
+    private List<MessageRecord> claimMySql(Connection c, int limit, Instant now) throws SQLException {
+        java.util.TreeSet<Long> ids = new java.util.TreeSet<>();
+        int want = 2 * limit; // twice the batch, so that workers claiming at the same moment do not all want the same rows
+        selectIds(c, pendingSql, null, want, ids);
+        selectIds(c, dueSql, now, want, ids);
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        List<Long> wanted = new ArrayList<>(ids).subList(0, Math.min(want, ids.size()));
+        StringBuilder lock = new StringBuilder("SELECT ").append(Rows.MESSAGE_COLUMNS).append(" FROM ").append(table)
+                .append(" e WHERE e.id IN (");
+        for (int i = 0; i < wanted.size(); i++) {
+            lock.append(i == 0 ? "?" : ", ?");
+        }
+        // re-checked under the lock: the plain read may be stale
+        lock.append(") AND e.deleted = 0 AND (e.event_status = 0 OR (e.event_status = 3 AND e.next_retry_time <= ?))")
+                .append(" ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED");
+        List<MessageRecord> chosen = new ArrayList<>(limit);
+        try (PreparedStatement ps = c.prepareStatement(lock.toString())) {
+            int i = 1;
+            for (Long id : wanted) {
+                ps.setLong(i++, id);
+            }
+            dialect.bindTime(ps, i++, now);
+            ps.setInt(i, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    chosen.add(Rows.message(rs, dialect));
+                }
+            }
+        }
+        if (chosen.isEmpty()) {
+            return List.of();
+        }
+        StringBuilder sql = new StringBuilder("UPDATE ").append(table)
+                .append(" SET event_status = 1, last_handle_time = ?, version = version + 1, update_time = ? WHERE id IN (");
+        for (int i = 0; i < chosen.size(); i++) {
+            sql.append(i == 0 ? "?" : ", ?");
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql.append(')').toString())) {
+            dialect.bindTime(ps, 1, now);
+            dialect.bindTime(ps, 2, now);
+            for (int i = 0; i < chosen.size(); i++) {
+                ps.setLong(3 + i, chosen.get(i).id());
+            }
+            ps.executeUpdate();
+        }
+        List<MessageRecord> claimed = new ArrayList<>(chosen.size());
+        chosen.forEach(r -> claimed.add(processing(r, now)));
+        return claimed;
+    }
+
+    private void selectIds(Connection c, String sql, Instant now, int limit, java.util.Set<Long> into) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            if (now != null) {
+                dialect.bindTime(ps, i++, now);
+            }
+            for (String t : types) {
+                ps.setString(i++, t);
+            }
+            ps.setInt(i, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    into.add(rs.getLong(1));
+                }
+            }
+        }
     }
 
     private List<MessageRecord> claimPostgres(Connection c, int limit, Instant now) throws SQLException {

@@ -80,6 +80,38 @@ public abstract class MessageWorkerContract extends DatabaseContract {
     }
 
     @Test
+    final void anOpenClaimOfOneEventTypeDoesNotHideTheEventsOfAnother() throws Exception {
+        // interleaved ids: A-0, B-0, A-1, B-1, ... so a claim of A walks past B rows in every index
+        inTx(c -> {
+            for (int i = 0; i < 200; i++) {
+                for (String type : List.of("TYPE_A", "TYPE_B")) {
+                    postbox.messages().create(c, MessageEvent.builder().eventNo(type + "-" + i).eventType(type)
+                            .biz("ORDER", "O-" + i).payload("{}").build());
+                }
+            }
+            return null;
+        });
+        WorkerStore a = new WorkerStore(postbox.dialect(), postbox.tables().message(), java.util.Set.of("TYPE_A"));
+        WorkerStore b = new WorkerStore(postbox.dialect(), postbox.tables().message(), java.util.Set.of("TYPE_B"));
+        try (java.sql.Connection first = ds.getConnection(); java.sql.Connection second = ds.getConnection()) {
+            first.setAutoCommit(false);
+            second.setAutoCommit(false);
+            try {
+                assertThat(a.claim(first, 50, clock.instant())).hasSize(50)
+                        .allMatch(r -> r.eventType().equals("TYPE_A"));
+                // the first claim's transaction is still open: its locks must cover only the rows it took
+                List<MessageRecord> other = b.claim(second, 50, clock.instant());
+                assertThat(other).as("TYPE_B events claimable while a TYPE_A claim is open").hasSize(50)
+                        .allMatch(r -> r.eventType().equals("TYPE_B"));
+                assertThat(other).extracting(MessageRecord::eventNo).contains("TYPE_B-0", "TYPE_B-49");
+            } finally {
+                first.rollback();
+                second.rollback();
+            }
+        }
+    }
+
+    @Test
     final void fourWorkersHandleTenThousandEventsEachExactlyOnce() throws Exception {
         int n = 10_000;
         createEvents(TYPE, "E-", n, 3);
