@@ -33,8 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The smoke application over HTTP, bound per database by a subclass. Kept identical on the Boot 3.5 and 4.0
- * lines (copied, not shared): JDK HttpClient, no Boot test-client classes.
+ * The smoke application over HTTP, bound per database by a subclass. One source for the Boot 3.5 and 4.0 modules
+ * (both build ../src): JDK HttpClient, no Boot test-client classes, so the code is the same on both lines.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT, properties = {
         "postbox.metrics.refresh-interval=200ms", "postbox.relay.poll-interval-max=200ms",
