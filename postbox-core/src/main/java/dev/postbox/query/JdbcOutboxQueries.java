@@ -54,38 +54,13 @@ final class JdbcOutboxQueries implements OutboxQueries {
         countSql = "SELECT publish_status, COUNT(*) FROM " + t
                 + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"
                 + " GROUP BY publish_status ORDER BY publish_status";
-        backlogSql = "SELECT publish_status, COUNT(*) FROM " + byStatusIndex
-                + " WHERE deleted = 0 AND publish_status IN (0, 1, 3, 5) GROUP BY publish_status";
+        backlogSql = BacklogReader.countSql(byStatusIndex, "publish_status");
     }
 
     @Override
     public Backlog backlog() {
-        long[] counts = new long[OutboxStatus.values().length];
-        try (java.sql.Connection c = s.dataSource().getConnection();
-             java.sql.PreparedStatement ps = c.prepareStatement(backlogSql);
-             java.sql.ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                int status = rs.getInt(1);
-                if (status >= 0 && status < counts.length) {
-                    counts[status] = rs.getLong(2);
-                }
-            }
-        } catch (java.sql.SQLException e) {
-            throw new dev.postbox.PostboxSqlException("outbox backlog counts", e);
-        }
-        Instant oldest = null;
-        for (OutboxStatus status : new OutboxStatus[] {OutboxStatus.PENDING, OutboxStatus.PUBLISHING, OutboxStatus.FAILED}) {
-            if (counts[status.code()] == 0) {
-                continue;
-            }
-            for (OutboxRecord r : byStatus(status, PageRequest.first(1)).items()) {
-                if (oldest == null || r.createTime().isBefore(oldest)) {
-                    oldest = r.createTime();
-                }
-            }
-        }
-        return new Backlog(counts[OutboxStatus.PENDING.code()], counts[OutboxStatus.PUBLISHING.code()],
-                counts[OutboxStatus.FAILED.code()], counts[OutboxStatus.DEAD.code()], oldest, s.clock().instant());
+        return BacklogReader.read(s, backlogSql, status -> byStatus(OutboxStatus.of(status), PageRequest.first(1)).items()
+                .stream().findFirst().map(OutboxRecord::createTime).orElse(null), "outbox backlog");
     }
 
     @Override

@@ -37,4 +37,10 @@ public interface MessageQueries {
 
     /** FAILED or DEAD events that failed at least {@code minRetries} times, most recently updated first. */
     Page<MessageRecord> mostRetried(int minRetries, PageRequest page);
+
+    /**
+     * Counts of PENDING, PROCESSING, FAILED and DEAD message events and the age of the oldest unfinished one,
+     * read like {@link OutboxQueries#backlog()}: its cost follows the backlog, not the table's history.
+     */
+    Backlog backlog();
 }

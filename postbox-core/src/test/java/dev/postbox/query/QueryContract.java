@@ -181,7 +181,7 @@ public abstract class QueryContract extends DatabaseContract {
         clock.advance(Duration.ofSeconds(30));
         Backlog b = outbox().backlog();
         assertThat(b.pending()).isEqualTo(2);
-        assertThat(b.publishing()).isEqualTo(1);
+        assertThat(b.inProgress()).isEqualTo(1);
         assertThat(b.failed()).isEqualTo(1);
         assertThat(b.dead()).isEqualTo(1);
         assertThat(b.unfinished()).isEqualTo(4);
@@ -254,6 +254,12 @@ public abstract class QueryContract extends DatabaseContract {
         assertThat(counts.get(MessageStatus.PROCESSING)).isEqualTo(2L);
         assertThat(counts.get(MessageStatus.FAILED)).isEqualTo(1L);
         assertThat(counts.get(MessageStatus.SUCCEEDED)).isZero();
+        Backlog backlog = messages().backlog();
+        assertThat(backlog.pending()).isEqualTo(3);
+        assertThat(backlog.inProgress()).as("PROCESSING").isEqualTo(2);
+        assertThat(backlog.failed()).isEqualTo(1);
+        assertThat(backlog.dead()).isZero();
+        assertThat(backlog.oldestUnfinishedTime()).as("M-0, PROCESSING, the first created").isEqualTo(START);
     }
 
     @Test

@@ -2,7 +2,8 @@ package dev.postbox.spring.autoconfigure.health;
 
 import dev.postbox.ValidationException;
 import dev.postbox.query.Backlog;
-import dev.postbox.query.OutboxQueries;
+import dev.postbox.query.Queries;
+import dev.postbox.spring.autoconfigure.metrics.Backlogs;
 import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
 
 import java.time.Duration;
@@ -16,7 +17,8 @@ import java.util.function.BooleanSupplier;
 /**
  * The decision behind the {@code postbox} health component, shared by the Boot 3 and Boot 4 indicators: DOWN
  * when the oldest unfinished outbox event has waited longer than {@code maxOldestPendingAge} or more than
- * {@code maxDead} events are DEAD. It takes the metrics' backlog read when that is fresh, else reads now; a
+ * {@code maxDead} events are DEAD (outbox and message events together: each needs a person). The message events'
+ * age is shown but does not count, because a FAILED one may rightly wait hours for its next retry. It takes the metrics' backlog read when that is fresh, else reads now; a
  * database error propagates (the indicators report it as DOWN with the error). Thread-safe.
  */
 public final class PostboxHealth {
@@ -25,20 +27,20 @@ public final class PostboxHealth {
     public record Result(boolean up, Map<String, Object> details) {
     }
 
-    private final OutboxQueries queries;
+    private final Queries queries;
     private final BacklogMonitor monitor;
     private final Duration maxOldestPendingAge;
     private final long maxDead;
     private final BooleanSupplier relayRunning;
 
     /**
-     * @param queries             where the backlog is read when there is no fresh one
+     * @param queries             where the backlogs are read when there is no fresh read
      * @param monitor             the metrics' backlog reader, or null when metrics are off
      * @param maxOldestPendingAge positive ({@code postbox.health.max-oldest-pending-age})
      * @param maxDead             0 or more ({@code postbox.health.max-dead})
      * @param relayRunning        whether this application's relay runs, or null when it has none
      */
-    public PostboxHealth(OutboxQueries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
+    public PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
                          BooleanSupplier relayRunning) {
         this.queries = Objects.requireNonNull(queries, "queries");
         this.monitor = monitor;
@@ -56,21 +58,32 @@ public final class PostboxHealth {
 
     /** Checks the backlog against the thresholds; throws what the database read threw. */
     public Result check() {
-        Backlog b = monitor == null ? queries.backlog() : monitor.fresh().orElseGet(queries::backlog);
+        Backlogs both = monitor == null ? Backlogs.read(queries) : monitor.fresh().orElseGet(() -> Backlogs.read(queries));
+        Backlog b = both.outbox();
+        Backlog m = both.messages();
         Duration age = b.oldestUnfinishedAge().orElse(Duration.ZERO);
         List<String> problems = new ArrayList<>(2);
         if (age.compareTo(maxOldestPendingAge) > 0) {
             problems.add("the oldest unfinished event has waited " + age + ", longer than " + maxOldestPendingAge);
         }
-        if (b.dead() > maxDead) {
-            problems.add(b.dead() + " DEAD event(s), more than " + maxDead + ": retry or cancel them");
+        long dead = b.dead() + m.dead();
+        if (dead > maxDead) {
+            problems.add(dead + " DEAD event(s) (outbox " + b.dead() + ", message events " + m.dead() + "), more than "
+                    + maxDead + ": retry or cancel them");
         }
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("pending", b.pending());
-        details.put("publishing", b.publishing());
+        details.put("publishing", b.inProgress());
         details.put("failed", b.failed());
         details.put("dead", b.dead());
         details.put("oldestPendingAge", age.toString());
+        Map<String, Object> messages = new LinkedHashMap<>();
+        messages.put("pending", m.pending());
+        messages.put("processing", m.inProgress());
+        messages.put("failed", m.failed());
+        messages.put("dead", m.dead());
+        messages.put("oldestPendingAge", m.oldestUnfinishedAge().orElse(Duration.ZERO).toString());
+        details.put("messages", messages);
         Map<String, Object> thresholds = new LinkedHashMap<>();
         thresholds.put("maxOldestPendingAge", maxOldestPendingAge.toString());
         thresholds.put("maxDead", maxDead);

@@ -42,7 +42,7 @@ public class PostboxHealthAutoConfiguration {
     static PostboxHealth health(Postbox postbox, PostboxProperties p, ObjectProvider<BacklogMonitor> monitor,
                                 ObjectProvider<RelayLifecycle> relay) {
         RelayLifecycle r = relay.getIfUnique();
-        return new PostboxHealth(postbox.queries().outbox(), monitor.getIfUnique(),
+        return new PostboxHealth(postbox.queries(), monitor.getIfUnique(),
                 p.getHealth().getMaxOldestPendingAge(), p.getHealth().getMaxDead(), r == null ? null : r::isRunning);
     }
 

@@ -1,8 +1,7 @@
 package dev.postbox.spring.autoconfigure.metrics;
 
 import dev.postbox.ValidationException;
-import dev.postbox.query.Backlog;
-import dev.postbox.query.OutboxQueries;
+import dev.postbox.query.Queries;
 import dev.postbox.spring.autoconfigure.RelayLifecycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Reads the outbox {@link Backlog} every refresh interval on one daemon thread of its own, so neither a
+ * Reads the outbox and message-event {@link Backlogs} every refresh interval on one daemon thread of its own, so neither a
  * metrics scrape nor the relay ever waits for the query. Started and stopped with the application context.
  * A failed read is logged (at most once a minute, with the number of failures in between) and keeps the last
  * values. Thread-safe.
@@ -31,9 +30,9 @@ public final class BacklogMonitor implements SmartLifecycle {
     /** The prefix of the reading thread's name. */
     public static final String THREAD_NAME = "postbox-backlog-";
 
-    private final OutboxQueries queries;
+    private final Queries queries;
     private final Duration interval;
-    private volatile Backlog latest;
+    private volatile Backlogs latest;
     private volatile long latestNanos;
     private volatile boolean lastReadFailed;
     // only touched by the reading thread
@@ -42,10 +41,10 @@ public final class BacklogMonitor implements SmartLifecycle {
     private ScheduledExecutorService executor;
 
     /**
-     * @param queries  where the backlog is read
+     * @param queries  where the backlogs are read
      * @param interval how often; positive ({@code postbox.metrics.refresh-interval})
      */
-    public BacklogMonitor(OutboxQueries queries, Duration interval) {
+    public BacklogMonitor(Queries queries, Duration interval) {
         this.queries = Objects.requireNonNull(queries, "queries");
         if (interval == null || interval.isNegative() || interval.isZero()) {
             throw new ValidationException("postbox.metrics.refresh-interval", "must be positive, was " + interval);
@@ -53,14 +52,14 @@ public final class BacklogMonitor implements SmartLifecycle {
         this.interval = interval;
     }
 
-    /** The last backlog read successfully, or null before the first one. */
-    public Backlog latest() {
+    /** The last backlogs read successfully, or null before the first read. */
+    public Backlogs latest() {
         return latest;
     }
 
-    /** The last backlog if it was read within one refresh interval and the latest read did not fail. */
-    public Optional<Backlog> fresh() {
-        Backlog b = latest;
+    /** The last backlogs if they were read within one refresh interval and the latest read did not fail. */
+    public Optional<Backlogs> fresh() {
+        Backlogs b = latest;
         if (b == null || lastReadFailed || System.nanoTime() - latestNanos > interval.toNanos()) {
             return Optional.empty();
         }
@@ -74,7 +73,7 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     void refresh() {
         try {
-            Backlog b = queries.backlog();
+            Backlogs b = Backlogs.read(queries);
             latestNanos = System.nanoTime();
             latest = b;
             if (lastReadFailed) {

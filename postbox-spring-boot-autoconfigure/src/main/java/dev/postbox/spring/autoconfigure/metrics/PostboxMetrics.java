@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 /**
@@ -29,6 +30,8 @@ import java.util.function.ToLongFunction;
  * <ul>
  * <li>{@code postbox.outbox.backlog{status=pending|publishing|failed|dead}}, {@code postbox.outbox.dead} (the one
  * to alert on) and {@code postbox.outbox.oldest.age} (seconds the oldest unfinished event has waited, 0 when none)</li>
+ * <li>{@code postbox.message.backlog{status=pending|processing|failed|dead}}, {@code postbox.message.dead} and
+ * {@code postbox.message.oldest.age}: the same for the message events</li>
  * <li>{@code postbox.publish.latency{channel}}: create_time to published, with a percentile histogram</li>
  * <li>{@code postbox.publish.outcomes{outcome=published|failed|dead, channel}}</li>
  * <li>{@code postbox.relay.batch.size} (events claimed per cycle that claimed any) and {@code postbox.relay.batch.duration}</li>
@@ -76,16 +79,8 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
         if (bound) {
             return;
         }
-        backlog("pending", Backlog::pending);
-        backlog("publishing", Backlog::publishing);
-        backlog("failed", Backlog::failed);
-        backlog("dead", Backlog::dead);
-        Gauge.builder("postbox.outbox.dead", monitor, m -> value(m, Backlog::dead))
-                .description("DEAD outbox events: a person must retry or cancel them")
-                .strongReference(true).register(registry);
-        TimeGauge.builder("postbox.outbox.oldest.age", monitor, TimeUnit.SECONDS, PostboxMetrics::oldestAgeSeconds)
-                .description("How long the oldest unfinished (pending, publishing, failed) outbox event has waited")
-                .strongReference(true).register(registry);
+        backlogMeters("outbox", "publishing", Backlogs::outbox);
+        backlogMeters("message", "processing", Backlogs::messages);
         batchSize = DistributionSummary.builder("postbox.relay.batch.size").baseUnit("events")
                 .description("Events claimed per relay cycle").register(registry);
         batchDuration = Timer.builder("postbox.relay.batch.duration")
@@ -98,9 +93,27 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
         knownChannels.forEach(this::channel);
     }
 
-    private void backlog(String status, ToLongFunction<Backlog> count) {
-        Gauge.builder("postbox.outbox.backlog", monitor, m -> value(m, count)).tag("status", status)
-                .description("Outbox events by status").strongReference(true).register(registry);
+    /** {@code postbox.<table>.backlog{status}}, {@code .dead} and {@code .oldest.age} of one table. */
+    private void backlogMeters(String table, String inProgress, Function<Backlogs, Backlog> of) {
+        String what = table.equals("outbox") ? "outbox events" : "message events";
+        backlog(table, what, "pending", of, Backlog::pending);
+        backlog(table, what, inProgress, of, Backlog::inProgress);
+        backlog(table, what, "failed", of, Backlog::failed);
+        backlog(table, what, "dead", of, Backlog::dead);
+        Gauge.builder("postbox." + table + ".dead", monitor, m -> value(m, of, Backlog::dead))
+                .description("DEAD " + what + ": a person must retry or cancel them")
+                .strongReference(true).register(registry);
+        TimeGauge.builder("postbox." + table + ".oldest.age", monitor, TimeUnit.SECONDS, m -> oldestAgeSeconds(m, of))
+                .description("How long the oldest unfinished (pending, " + inProgress + ", failed) " + what.substring(0, what.length() - 1)
+                        + " has waited")
+                .strongReference(true).register(registry);
+    }
+
+    private void backlog(String table, String what, String status, Function<Backlogs, Backlog> of,
+                         ToLongFunction<Backlog> count) {
+        Gauge.builder("postbox." + table + ".backlog", monitor, m -> value(m, of, count)).tag("status", status)
+                .description(Character.toUpperCase(what.charAt(0)) + what.substring(1) + " by status")
+                .strongReference(true).register(registry);
     }
 
     private Counter messageOutcome(String outcome) {
@@ -108,17 +121,17 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
                 .description("Recorded outcomes of message-event handling").register(registry);
     }
 
-    private static double value(BacklogMonitor m, ToLongFunction<Backlog> count) {
-        Backlog b = m.latest();
-        return b == null ? Double.NaN : count.applyAsLong(b);
+    private static double value(BacklogMonitor m, Function<Backlogs, Backlog> of, ToLongFunction<Backlog> count) {
+        Backlogs b = m.latest();
+        return b == null ? Double.NaN : count.applyAsLong(of.apply(b));
     }
 
-    private static double oldestAgeSeconds(BacklogMonitor m) {
-        Backlog b = m.latest();
+    private static double oldestAgeSeconds(BacklogMonitor m, Function<Backlogs, Backlog> of) {
+        Backlogs b = m.latest();
         if (b == null) {
             return Double.NaN;
         }
-        return b.oldestUnfinishedAge().map(d -> d.toNanos() / 1e9).orElse(0.0);
+        return of.apply(b).oldestUnfinishedAge().map(d -> d.toNanos() / 1e9).orElse(0.0);
     }
 
     private ChannelMeters channel(String name) {

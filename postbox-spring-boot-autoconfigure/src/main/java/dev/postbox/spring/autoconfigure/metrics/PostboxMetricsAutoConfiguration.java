@@ -34,7 +34,7 @@ public class PostboxMetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     public BacklogMonitor postboxBacklogMonitor(Postbox postbox, PostboxProperties p) {
-        return new BacklogMonitor(postbox.queries().outbox(), p.getMetrics().getRefreshInterval());
+        return new BacklogMonitor(postbox.queries(), p.getMetrics().getRefreshInterval());
     }
 
     @Bean

@@ -70,7 +70,7 @@ abstract class PostboxHealthContract {
             await("the health is DOWN", () -> health(context).getStatus().equals(Status.DOWN), () -> health(context));
             Health h = health(context);
             assertThat(h.getDetails()).containsEntry("dead", 1L).containsEntry("pending", 0L);
-            assertThat((String) h.getDetails().get("reason")).contains("1 DEAD event(s), more than 0");
+            assertThat((String) h.getDetails().get("reason")).contains("1 DEAD event(s) (outbox 1, message events 0), more than 0");
         });
     }
 
@@ -81,6 +81,27 @@ abstract class PostboxHealthContract {
             await("the dead event shows", () -> Long.valueOf(1).equals(health(context).getDetails().get("dead")),
                     () -> health(context));
             assertThat(health(context).getStatus()).isEqualTo(Status.UP);
+        });
+    }
+
+    static class FailingHandler {
+        @dev.postbox.spring.PostboxMessageHandler("BAD")
+        void bad(dev.postbox.message.MessageRecord r) {
+            throw new dev.postbox.spi.NonRetryableException("handler refuses");
+        }
+    }
+
+    @Test
+    final void downWhenAMessageEventIsDeadToo() {
+        ObservedApp.runner(db.dataSource()).withUserConfiguration(FailingHandler.class).run(context -> {
+            assertThat(health(context).getStatus()).isEqualTo(Status.UP);
+            ObservedApp.message(context, "M-1", "BAD");
+            await("the health is DOWN", () -> health(context).getStatus().equals(Status.DOWN), () -> health(context));
+            Health h = health(context);
+            assertThat(h.getDetails()).containsEntry("dead", 0L);
+            assertThat(h.getDetails().get("messages")).asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("dead", 1L).containsEntry("pending", 0L);
+            assertThat((String) h.getDetails().get("reason")).contains("message events 1");
         });
     }
 

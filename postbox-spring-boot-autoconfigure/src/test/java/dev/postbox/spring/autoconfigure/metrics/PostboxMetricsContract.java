@@ -111,6 +111,28 @@ abstract class PostboxMetricsContract {
             await("one succeeded and one dead", () -> messages(registry, "succeeded") == 1 && messages(registry, "dead") == 1,
                     () -> registry.getMetersAsString());
             assertThat(messages(registry, "cancelled")).isZero();
+            await("the DEAD message event in the message backlog gauges",
+                    () -> gauge(registry.find("postbox.message.dead")) == 1
+                            && gauge(registry.find("postbox.message.backlog").tag("status", "dead")) == 1,
+                    () -> registry.getMetersAsString());
+            assertThat(gauge(registry.find("postbox.message.backlog").tag("status", "pending"))).isZero();
+            assertThat(gauge(registry.find("postbox.message.backlog").tag("status", "processing"))).isZero();
+            assertThat(gauge(registry.find("postbox.message.oldest.age"))).as("nothing unfinished").isZero();
+            assertThat(gauge(registry.find("postbox.outbox.dead"))).as("the outbox has no dead event").isZero();
+        });
+    }
+
+    @Test
+    final void messageBacklogGaugesShowPendingMessageEventsWhileTheWorkerIsOff() {
+        ObservedApp.runner(db.dataSource()).withPropertyValues("postbox.worker.enabled=false").run(context -> {
+            SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+            ObservedApp.message(context, "M-1", "GOOD");
+            ObservedApp.message(context, "M-2", "GOOD");
+            await("2 pending message events and an oldest age",
+                    () -> gauge(registry.find("postbox.message.backlog").tag("status", "pending")) == 2
+                            && gauge(registry.find("postbox.message.oldest.age")) > 0,
+                    () -> registry.getMetersAsString());
+            assertThat(gauge(registry.find("postbox.outbox.backlog").tag("status", "pending"))).isZero();
         });
     }
 

@@ -57,7 +57,7 @@ class PostboxMetricsLifecycleTest {
 
     @Test
     void hooksNeverThrowAndCountNothingBeforeBinding() {
-        BacklogMonitor monitor = new BacklogMonitor(Postbox.builder(db.dataSource()).build().queries().outbox(),
+        BacklogMonitor monitor = new BacklogMonitor(Postbox.builder(db.dataSource()).build().queries(),
                 Duration.ofSeconds(1)); // not started: nothing read yet
         PostboxMetrics metrics = new PostboxMetrics(monitor, List.of("MQ"));
         assertThatCode(() -> metrics.published(null, Duration.ofMillis(1))).doesNotThrowAnyException();
