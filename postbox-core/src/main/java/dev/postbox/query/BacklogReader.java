@@ -29,16 +29,11 @@ final class BacklogReader {
      * @param oldestOf the create_time of the first row (in id order) of a status code, or null when it has none
      */
     static Backlog read(Settings s, String countSql, IntFunction<Instant> oldestOf, String what) {
-        long[] counts = new long[6];
+        long[] counts;
         try (Connection c = s.dataSource().getConnection();
              PreparedStatement ps = c.prepareStatement(countSql);
              ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                int status = rs.getInt(1);
-                if (status >= 0 && status < counts.length) {
-                    counts[status] = rs.getLong(2);
-                }
-            }
+            counts = StatusCounts.tally(rs);
         } catch (SQLException e) {
             throw new PostboxSqlException(what, e);
         }

@@ -23,21 +23,26 @@ final class StatusCounts {
         if (!from.isBefore(to)) {
             throw new ValidationException("to", "must be after from (from=" + from + ", to=" + to + ")");
         }
-        long[] counts = new long[6];
         try (Connection c = s.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, eventType);
             s.dialect().bindTime(ps, 2, from);
             s.dialect().bindTime(ps, 3, to);
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    int status = rs.getInt(1);
-                    if (status >= 0 && status < counts.length) {
-                        counts[status] = rs.getLong(2);
-                    }
-                }
+                return tally(rs);
             }
         } catch (SQLException e) {
             throw new PostboxSqlException(what, e);
+        }
+    }
+
+    /** Reads {@code (status, count)} rows into counts indexed by status code 0..5. */
+    static long[] tally(ResultSet rs) throws SQLException {
+        long[] counts = new long[6];
+        while (rs.next()) {
+            int status = rs.getInt(1);
+            if (status >= 0 && status < counts.length) {
+                counts[status] = rs.getLong(2);
+            }
         }
         return counts;
     }
