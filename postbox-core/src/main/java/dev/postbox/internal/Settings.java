@@ -21,10 +21,15 @@ public record Settings(DataSource dataSource, Dialect dialect, TableNames tables
                        int maxPayloadBytes, int maxHeadersBytes, String defaultSource, boolean notifyOnWrite,
                        WakeUps wakeUps) {
 
-    /** The PostgreSQL NOTIFY channel of the outbox table. */
-    public String notifyChannel() {
-        return "postbox_" + tables.outbox();
-    }
+    /**
+     * SQL for the PostgreSQL NOTIFY channel of the outbox table as the session sees it (one parameter: the
+     * table name): {@code postbox_} and 16 hex digits of md5(current schema + "." + table). The schema is in it
+     * so that applications sharing a database in different schemas (same table names) do not wake each
+     * other's relays; it is hashed because a channel name must stay under 64 bytes. The writers' pg_notify and
+     * the relay's LISTEN both compute it on the server, so they agree for every search_path.
+     */
+    public static final String NOTIFY_CHANNEL_SQL =
+            "'postbox_' || left(md5(coalesce(current_schema(), '') || '.' || ?), 16)";
 
     /** The current time at the millisecond precision the time columns store. */
     public Instant now() {

@@ -106,8 +106,9 @@ final class JdbcOutbox implements Outbox {
 
     /** One NOTIFY, delivered by PostgreSQL at commit and only once per transaction however often it is sent. */
     private void notifyRelays(Connection connection) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_notify(?, '')")) {
-            ps.setString(1, settings.notifyChannel());
+        try (PreparedStatement ps = connection.prepareStatement(
+                "SELECT pg_notify(" + Settings.NOTIFY_CHANNEL_SQL + ", '')")) {
+            ps.setString(1, settings.tables().outbox());
             ps.execute();
         }
     }

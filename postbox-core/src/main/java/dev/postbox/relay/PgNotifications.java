@@ -7,13 +7,15 @@ import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 
 /**
- * PostgreSQL LISTEN on the outbox's channel over one dedicated connection, waking the relay on every
- * notification. Reconnects with a capped backoff when the connection drops; polling stays the safety
+ * PostgreSQL LISTEN on the outbox's channel ({@link dev.postbox.internal.Settings#NOTIFY_CHANNEL_SQL}) over one
+ * dedicated connection, waking the relay on every notification. Reconnects with a capped backoff when the connection drops; polling stays the safety
  * net meanwhile, so a lost notification only costs latency.
  */
 final class PgNotifications implements AutoCloseable {
@@ -22,15 +24,17 @@ final class PgNotifications implements AutoCloseable {
     private static final int WAIT_MS = 500;
 
     private final DataSource dataSource;
-    private final String channel;
+    private final String table;
+    private volatile String channel;
     private final Runnable wakeUp;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile Connection connection;
 
-    PgNotifications(DataSource dataSource, String channel, Runnable wakeUp, String name) {
+    PgNotifications(DataSource dataSource, String table, Runnable wakeUp, String name) {
         this.dataSource = dataSource;
-        this.channel = channel;
+        this.table = table;
+        this.channel = table;
         this.wakeUp = wakeUp;
         this.thread = new Thread(this::listen, "postbox-listen-" + name);
         this.thread.setDaemon(true);
@@ -41,12 +45,24 @@ final class PgNotifications implements AutoCloseable {
         return this;
     }
 
+    /** The channel the writers of {@code table} notify, as {@code c}'s session computes it. */
+    static String channel(Connection c, String table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + dev.postbox.internal.Settings.NOTIFY_CHANNEL_SQL)) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
     private void listen() {
         long backoffMs = 100;
         while (running) {
             try (Connection c = dataSource.getConnection()) {
                 connection = c;
                 c.setAutoCommit(true);
+                channel = channel(c, table);
                 try (Statement st = c.createStatement()) {
                     st.execute("LISTEN " + channel);
                 }

@@ -141,7 +141,7 @@ public final class Relay implements AutoCloseable {
         thread.start();
         settings.wakeUps().add(wakeUpHook);
         if (listens()) {
-            notifications = new PgNotifications(pool, settings.notifyChannel(), this::wakeUp, config.instanceId).start();
+            notifications = new PgNotifications(pool, settings.tables().outbox(), this::wakeUp, config.instanceId).start();
         }
         log.info("Relay {} started: batch {}, lease {}, send timeout {}, {} ({})", config.instanceId, config.batchSize,
                 config.lease, config.sendTimeout, config.ordered ? "ordered per aggregate" : "unordered",

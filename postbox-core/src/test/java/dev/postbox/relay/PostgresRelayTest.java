@@ -160,4 +160,37 @@ class PostgresRelayTest extends RelayContract {
             assertThat(receiver.distinct()).as("the same-JVM hint woke it").isEqualTo(1);
         }
     }
+
+    @Test
+    void writersNotifyOnlyTheRelaysOfTheirOwnSchema() throws Exception {
+        try (dev.postbox.testing.TestDatabase other = dev.postbox.testing.TestDatabase.postgres(null)) {
+            dev.postbox.Postbox otherBox = dev.postbox.Postbox.builder(other.dataSource()).source("other").build();
+            otherBox.schema().install();
+            assertThat(otherBox.tables().outbox()).isEqualTo(postbox.tables().outbox());
+            try (java.sql.Connection listener = ds.getConnection(); java.sql.Connection elsewhere = other.dataSource().getConnection()) {
+                listener.setAutoCommit(true);
+                String channel = PgNotifications.channel(listener, postbox.tables().outbox());
+                assertThat(channel).matches("postbox_[0-9a-f]{16}");
+                assertThat(PgNotifications.channel(elsewhere, otherBox.tables().outbox()))
+                        .as("same table name, other schema, other channel").isNotEqualTo(channel);
+                try (java.sql.Statement st = listener.createStatement()) {
+                    st.execute("LISTEN " + channel);
+                }
+                org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
+
+                elsewhere.setAutoCommit(false);
+                otherBox.outbox().write(elsewhere, dev.postbox.outbox.OutboxEvent.builder().eventNo("ELSEWHERE-1")
+                        .aggregate("ORDER", "E").eventType("X").channel("MQ").payload("{}").build());
+                elsewhere.commit();
+                org.postgresql.PGNotification[] none = pg.getNotifications(700);
+                assertThat(none == null ? 0 : none.length).as("a write in another schema wakes nobody here").isZero();
+
+                inTx(c -> postbox.outbox().write(c, dev.postbox.outbox.OutboxEvent.builder().eventNo("HERE-1")
+                        .aggregate("ORDER", "H").eventType("X").channel("MQ").payload("{}").build()));
+                org.postgresql.PGNotification[] here = pg.getNotifications(5000);
+                assertThat(here).as("a write in this schema notifies its channel").isNotNull().isNotEmpty();
+                assertThat(here[0].getName()).isEqualTo(channel);
+            }
+        }
+    }
 }
