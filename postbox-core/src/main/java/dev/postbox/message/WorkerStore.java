@@ -128,8 +128,8 @@ final class WorkerStore {
     private List<MessageRecord> claimMySql(Connection c, int limit, Instant now) throws SQLException {
         java.util.TreeSet<Long> ids = new java.util.TreeSet<>();
         int want = 2 * limit; // twice the batch, so that workers claiming at the same moment do not all want the same rows
-        selectIds(c, pendingSql, null, want, ids);
-        selectIds(c, dueSql, now, want, ids);
+        query(c, pendingSql, null, want, rs -> ids.add(rs.getLong(1)));
+        query(c, dueSql, now, want, rs -> ids.add(rs.getLong(1)));
         if (ids.isEmpty()) {
             return List.of();
         }
@@ -177,24 +177,6 @@ final class WorkerStore {
         return claimed;
     }
 
-    private void selectIds(Connection c, String sql, Instant now, int limit, java.util.Set<Long> into) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            if (now != null) {
-                dialect.bindTime(ps, i++, now);
-            }
-            for (String t : types) {
-                ps.setString(i++, t);
-            }
-            ps.setInt(i, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    into.add(rs.getLong(1));
-                }
-            }
-        }
-    }
-
     private List<MessageRecord> claimPostgres(Connection c, int limit, Instant now) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(pgClaimSql)) {
             int i = 1;
@@ -218,6 +200,18 @@ final class WorkerStore {
 
     private void select(Connection c, String sql, Instant now, int limit, TreeMap<Long, MessageRecord> into)
             throws SQLException {
+        query(c, sql, now, limit, rs -> {
+            MessageRecord r = Rows.message(rs, dialect);
+            into.put(r.id(), r);
+        });
+    }
+
+    private interface RowReader {
+        void read(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs one of the worker's selects: [time,] event types, limit; hands each row to {@code reader}. */
+    private void query(Connection c, String sql, Instant now, int limit, RowReader reader) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             if (now != null) {
@@ -229,8 +223,7 @@ final class WorkerStore {
             ps.setInt(i, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    MessageRecord r = Rows.message(rs, dialect);
-                    into.put(r.id(), r);
+                    reader.read(rs);
                 }
             }
         }

@@ -8,45 +8,54 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.function.IntFunction;
 
 /**
- * Reads a {@link Backlog}: one grouped count of statuses 0, 1, 3 and 5 over the status index, then for each
- * unfinished status that has rows, the create_time of its first row in (status, id) order.
+ * Reads a {@link Backlog} on one connection: a grouped count of statuses 0, 1, 3 and 5 over the status index,
+ * then for each unfinished status that has rows, the create_time of its first row in (status, id) order.
+ * Status codes are literals so that partial indexes apply.
  */
 final class BacklogReader {
 
-    private BacklogReader() {
-    }
+    private static final int[] UNFINISHED = {0, 1, 3};
 
-    /** {@code SELECT status, COUNT(*) ... GROUP BY status} over the unfinished statuses and DEAD. */
-    static String countSql(String tableWithIndexHint, String statusColumn) {
-        return "SELECT " + statusColumn + ", COUNT(*) FROM " + tableWithIndexHint + " WHERE deleted = 0 AND "
-                + statusColumn + " IN (0, 1, 3, 5) GROUP BY " + statusColumn;
-    }
+    private final String countSql;
+    /** Indexed by status code; only the unfinished ones are set. */
+    private final String[] oldestSql = new String[6];
 
     /**
-     * @param oldestOf the create_time of the first row (in id order) of a status code, or null when it has none
+     * @param tableWithIndexHint the table, with the dialect's hint for its (status, id) index
+     * @param statusColumn       {@code publish_status} or {@code event_status}
      */
-    static Backlog read(Settings s, String countSql, IntFunction<Instant> oldestOf, String what) {
-        long[] counts;
-        try (Connection c = s.dataSource().getConnection();
-             PreparedStatement ps = c.prepareStatement(countSql);
-             ResultSet rs = ps.executeQuery()) {
-            counts = StatusCounts.tally(rs);
+    BacklogReader(String tableWithIndexHint, String statusColumn) {
+        countSql = "SELECT " + statusColumn + ", COUNT(*) FROM " + tableWithIndexHint + " WHERE deleted = 0 AND "
+                + statusColumn + " IN (0, 1, 3, 5) GROUP BY " + statusColumn;
+        for (int status : UNFINISHED) {
+            oldestSql[status] = "SELECT create_time FROM " + tableWithIndexHint + " WHERE deleted = 0 AND "
+                    + statusColumn + " = " + status + " ORDER BY id LIMIT 1";
+        }
+    }
+
+    Backlog read(Settings s, String what) {
+        try (Connection c = s.dataSource().getConnection()) {
+            long[] counts;
+            try (PreparedStatement ps = c.prepareStatement(countSql); ResultSet rs = ps.executeQuery()) {
+                counts = StatusCounts.tally(rs);
+            }
+            Instant oldest = null;
+            for (int status : UNFINISHED) {
+                if (counts[status] == 0) {
+                    continue;
+                }
+                try (PreparedStatement ps = c.prepareStatement(oldestSql[status]); ResultSet rs = ps.executeQuery()) {
+                    Instant t = rs.next() ? s.dialect().readTime(rs, "create_time") : null;
+                    if (t != null && (oldest == null || t.isBefore(oldest))) {
+                        oldest = t;
+                    }
+                }
+            }
+            return new Backlog(counts[0], counts[1], counts[3], counts[5], oldest, s.clock().instant());
         } catch (SQLException e) {
             throw new PostboxSqlException(what, e);
         }
-        Instant oldest = null;
-        for (int status : new int[] {0, 1, 3}) {
-            if (counts[status] == 0) {
-                continue;
-            }
-            Instant t = oldestOf.apply(status);
-            if (t != null && (oldest == null || t.isBefore(oldest))) {
-                oldest = t;
-            }
-        }
-        return new Backlog(counts[0], counts[1], counts[3], counts[5], oldest, s.clock().instant());
     }
 }

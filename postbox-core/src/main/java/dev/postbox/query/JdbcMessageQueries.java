@@ -28,7 +28,7 @@ final class JdbcMessageQueries implements MessageQueries {
     private final Keyset<MessageRecord> mostRetried;
     final String byEventNoSql;
     private final String countSql;
-    private final String backlogSql;
+    private final BacklogReader backlog;
 
     @SuppressWarnings("unchecked")
     JdbcMessageQueries(Settings settings) {
@@ -53,13 +53,12 @@ final class JdbcMessageQueries implements MessageQueries {
         countSql = "SELECT event_status, COUNT(*) FROM " + t
                 + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"
                 + " GROUP BY event_status ORDER BY event_status";
-        backlogSql = BacklogReader.countSql(byStatusIndex, "event_status");
+        backlog = new BacklogReader(byStatusIndex, "event_status");
     }
 
     @Override
     public Backlog backlog() {
-        return BacklogReader.read(s, backlogSql, status -> byStatus(MessageStatus.of(status), PageRequest.first(1)).items()
-                .stream().findFirst().map(MessageRecord::createTime).orElse(null), "message-event backlog");
+        return backlog.read(s, "message-event backlog");
     }
 
     @Override

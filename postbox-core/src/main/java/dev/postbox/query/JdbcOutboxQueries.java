@@ -26,7 +26,7 @@ final class JdbcOutboxQueries implements OutboxQueries {
     private final Keyset<OutboxRecord> mostRetried;
     final String byEventNoSql;
     private final String countSql;
-    private final String backlogSql;
+    private final BacklogReader backlog;
 
     @SuppressWarnings("unchecked")
     JdbcOutboxQueries(Settings settings) {
@@ -54,13 +54,12 @@ final class JdbcOutboxQueries implements OutboxQueries {
         countSql = "SELECT publish_status, COUNT(*) FROM " + t
                 + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"
                 + " GROUP BY publish_status ORDER BY publish_status";
-        backlogSql = BacklogReader.countSql(byStatusIndex, "publish_status");
+        backlog = new BacklogReader(byStatusIndex, "publish_status");
     }
 
     @Override
     public Backlog backlog() {
-        return BacklogReader.read(s, backlogSql, status -> byStatus(OutboxStatus.of(status), PageRequest.first(1)).items()
-                .stream().findFirst().map(OutboxRecord::createTime).orElse(null), "outbox backlog");
+        return backlog.read(s, "outbox backlog");
     }
 
     @Override

@@ -98,13 +98,7 @@ class PostgresCrashTest {
         }
     }
 
-    private static void await(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+    private static void await(BooleanSupplier condition, Duration timeout, String what) {
+        dev.postbox.testing.Await.until(what, timeout, condition);
     }
 }

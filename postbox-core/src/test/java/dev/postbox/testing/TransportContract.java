@@ -320,13 +320,7 @@ public abstract class TransportContract {
         }
     }
 
-    private static void await(BooleanSupplier condition, Duration timeout, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+    private static void await(BooleanSupplier condition, Duration timeout, String what) {
+        Await.until(what, timeout, condition);
     }
 }

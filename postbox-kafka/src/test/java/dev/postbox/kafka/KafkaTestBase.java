@@ -160,14 +160,8 @@ abstract class KafkaTestBase {
         return problems;
     }
 
-    static void await(Duration max, String what, BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + max + " waiting for " + what);
-            }
-            Thread.sleep(50);
-        }
+    static void await(Duration max, String what, BooleanSupplier done) {
+        dev.postbox.testing.Await.until(what, max, done);
     }
 
     protected long countQuietly(String sql) {

@@ -186,14 +186,8 @@ abstract class RabbitTestSupport {
         }
     }
 
-    protected static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+    protected static void await(String what, Duration timeout, BooleanSupplier condition) {
+        dev.postbox.testing.Await.until(what, timeout, condition);
     }
 
     /** {@link #queryLong}, for conditions. */

@@ -26,7 +26,13 @@ final class SpringTransactions {
         this.postbox = Objects.requireNonNull(postbox, "postbox");
     }
 
-    <T> T inCurrent(String operation, Function<Connection, T> call) {
+    /**
+     * Runs {@code call} on the current transaction's connection; {@code wakesRelays} for calls that write (or hand
+     * the connection to code that writes) outbox events, whose commit should wake the relays of this JVM. The
+     * inbox does not: its work writes events through {@link TransactionalOutbox}, which wakes them itself, and
+     * a consumer that writes none would only cost the relay an empty claim per delivery.
+     */
+    <T> T inCurrent(String operation, boolean wakesRelays, Function<Connection, T> call) {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new TransactionRequiredException(operation, "no Spring transaction is active: call it from a"
                     + " @Transactional method or inside TransactionTemplate.execute");
@@ -44,7 +50,9 @@ final class SpringTransactions {
                         + " for that data source");
             }
             T result = call.apply(c);
-            wakeRelaysAfterCommit();
+            if (wakesRelays) {
+                wakeRelaysAfterCommit();
+            }
             return result;
         } catch (SQLException e) {
             throw new PostboxException("reading the transaction state of the Spring-bound connection: " + e, e);

@@ -32,14 +32,14 @@ public final class TransactionalCompensations {
 
     /** {@link Compensations#once} with {@value Compensations#DEFAULT_MAX_ATTEMPTS} attempts, in the current transaction. */
     public <T> CompensationResult<T> once(String bizType, String bizKey, String actionType, Compensations.Action<T> action) {
-        return transactions.inCurrent("compensation once",
+        return transactions.inCurrent("compensation once", true,
                 c -> postbox.compensations().once(c, bizType, bizKey, actionType, action));
     }
 
     /** {@link Compensations#once} with {@code maxAttempts}, in the current transaction. */
     public <T> CompensationResult<T> once(String bizType, String bizKey, String actionType, int maxAttempts,
                                           Compensations.Action<T> action) {
-        return transactions.inCurrent("compensation once",
+        return transactions.inCurrent("compensation once", true,
                 c -> postbox.compensations().once(c, bizType, bizKey, actionType, maxAttempts, action));
     }
 }

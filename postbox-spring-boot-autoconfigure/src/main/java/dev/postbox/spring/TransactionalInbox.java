@@ -32,11 +32,11 @@ public final class TransactionalInbox {
 
     /** Runs {@code work} once per ({@code consumer}, {@code eventNo}) in the current transaction. */
     public <T> InboxResult<T> once(String consumer, String eventNo, Inbox.Work<T> work) {
-        return transactions.inCurrent("inbox once", c -> postbox.inbox().once(c, consumer, eventNo, work));
+        return transactions.inCurrent("inbox once", false, c -> postbox.inbox().once(c, consumer, eventNo, work));
     }
 
     /** Runs {@code action} once per ({@code consumer}, {@code eventNo}) in the current transaction. */
     public InboxResult<Void> once(String consumer, String eventNo, Inbox.Action action) {
-        return transactions.inCurrent("inbox once", c -> postbox.inbox().once(c, consumer, eventNo, action));
+        return transactions.inCurrent("inbox once", false, c -> postbox.inbox().once(c, consumer, eventNo, action));
     }
 }

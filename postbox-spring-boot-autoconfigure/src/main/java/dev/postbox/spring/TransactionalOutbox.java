@@ -45,12 +45,12 @@ public final class TransactionalOutbox {
      * @throws dev.postbox.ValidationException           the event is invalid (nothing written)
      */
     public WriteResult write(OutboxEvent event) {
-        return transactions.inCurrent("outbox write", c -> postbox.outbox().write(c, event));
+        return transactions.inCurrent("outbox write", true, c -> postbox.outbox().write(c, event));
     }
 
     /** Inserts {@code events} in the current transaction, in as few statements as the dialect allows. */
     public List<WriteResult> writeAll(List<OutboxEvent> events) {
-        return transactions.inCurrent("outbox writeAll", c -> postbox.outbox().writeAll(c, events));
+        return transactions.inCurrent("outbox writeAll", true, c -> postbox.outbox().writeAll(c, events));
     }
 
     /** The Postbox this outbox writes to. */

@@ -174,11 +174,7 @@ abstract class SmokeContract {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("timed out after %s waiting until %s", WAIT, what).isLessThan(deadline);
-            Thread.sleep(25);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        dev.postbox.testing.Await.until(what, WAIT, condition);
     }
 }

@@ -77,14 +77,8 @@ class PostboxAutoConfigurationTest {
                 .channel(channel).topic("order.event").payload("{\"no\":\"" + no + "\"}").build();
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+    private static void await(String what, BooleanSupplier condition) {
+        dev.postbox.testing.Await.until(what, Duration.ofSeconds(20), condition);
     }
 
     private static void createOrders(JdbcTemplate jdbc) {
@@ -93,80 +87,76 @@ class PostboxAutoConfigurationTest {
 
     private static void transactionsJoin(TestDatabase db) {
         new PostboxAutoConfigurationTest().runner(db).run(ctx -> {
-            try {
-                assertThat(ctx).hasNotFailed();
-                JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
-                createOrders(jdbc);
-                TransactionTemplate tx = new TransactionTemplate(ctx.getBean(org.springframework.transaction.PlatformTransactionManager.class));
-                TransactionalOutbox outbox = ctx.getBean(TransactionalOutbox.class);
-                List<String> seen = new CopyOnWriteArrayList<>();
-                ctx.getBean(EventBus.class).subscribe("order.event", r -> seen.add(r.eventNo()));
+            assertThat(ctx).hasNotFailed();
+            JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+            createOrders(jdbc);
+            TransactionTemplate tx = new TransactionTemplate(ctx.getBean(org.springframework.transaction.PlatformTransactionManager.class));
+            TransactionalOutbox outbox = ctx.getBean(TransactionalOutbox.class);
+            List<String> seen = new CopyOnWriteArrayList<>();
+            ctx.getBean(EventBus.class).subscribe("order.event", r -> seen.add(r.eventNo()));
 
-                tx.executeWithoutResult(s -> {
-                    jdbc.update("INSERT INTO t_order VALUES ('O-1', 'CREATED')");
-                    assertThat(outbox.write(event("ORDER_CREATED:O-1", EventBus.CHANNEL)).inserted()).isTrue();
-                });
-                assertThatThrownBy(() -> tx.executeWithoutResult(s -> {
-                    jdbc.update("INSERT INTO t_order VALUES ('O-2', 'CREATED')");
-                    outbox.write(event("ORDER_CREATED:O-2", EventBus.CHANNEL));
-                    throw new IllegalStateException("business rule failed after the write");
-                })).hasMessageContaining("business rule");
-                assertThatThrownBy(() -> outbox.write(event("ORDER_CREATED:O-3", EventBus.CHANNEL)))
-                        .isInstanceOf(TransactionRequiredException.class)
-                        .hasMessageContaining("no Spring transaction is active");
-                TransactionTemplate readOnly = new TransactionTemplate(tx.getTransactionManager());
-                readOnly.setReadOnly(true);
-                assertThatThrownBy(() -> readOnly.executeWithoutResult(s -> outbox.write(event("ORDER_CREATED:O-4", EventBus.CHANNEL))))
-                        .isInstanceOf(TransactionRequiredException.class).hasMessageContaining("read-only");
+            tx.executeWithoutResult(s -> {
+                jdbc.update("INSERT INTO t_order VALUES ('O-1', 'CREATED')");
+                assertThat(outbox.write(event("ORDER_CREATED:O-1", EventBus.CHANNEL)).inserted()).isTrue();
+            });
+            assertThatThrownBy(() -> tx.executeWithoutResult(s -> {
+                jdbc.update("INSERT INTO t_order VALUES ('O-2', 'CREATED')");
+                outbox.write(event("ORDER_CREATED:O-2", EventBus.CHANNEL));
+                throw new IllegalStateException("business rule failed after the write");
+            })).hasMessageContaining("business rule");
+            assertThatThrownBy(() -> outbox.write(event("ORDER_CREATED:O-3", EventBus.CHANNEL)))
+                    .isInstanceOf(TransactionRequiredException.class)
+                    .hasMessageContaining("no Spring transaction is active");
+            TransactionTemplate readOnly = new TransactionTemplate(tx.getTransactionManager());
+            readOnly.setReadOnly(true);
+            assertThatThrownBy(() -> readOnly.executeWithoutResult(s -> outbox.write(event("ORDER_CREATED:O-4", EventBus.CHANNEL))))
+                    .isInstanceOf(TransactionRequiredException.class).hasMessageContaining("read-only");
 
-                Postbox postbox = ctx.getBean(Postbox.class);
-                await("O-1 published", () -> postbox.queries().outbox().byEventNo("ORDER_CREATED:O-1")
-                        .map(r -> r.status() == OutboxStatus.PUBLISHED).orElse(false));
-                assertThat(seen).containsExactly("ORDER_CREATED:O-1");
-                assertThat(jdbc.queryForList("SELECT order_no FROM t_order", String.class)).containsExactly("O-1");
-                for (String no : List.of("ORDER_CREATED:O-2", "ORDER_CREATED:O-3", "ORDER_CREATED:O-4")) {
-                    assertThat(postbox.queries().outbox().byEventNo(no)).as(no + " was never written").isEmpty();
-                }
-                assertThat(postbox.queries().outbox().byEventNo("ORDER_CREATED:O-1").orElseThrow().source())
-                        .as("source defaults to spring.application.name").isEqualTo("spring-test");
-
-                TransactionalInbox inbox = ctx.getBean(TransactionalInbox.class);
-                AtomicInteger runs = new AtomicInteger();
-                InboxResult<Integer> first = tx.execute(s -> inbox.once("inventory", "ORDER_CREATED:O-1", runs::incrementAndGet));
-                InboxResult<Integer> second = tx.execute(s -> inbox.once("inventory", "ORDER_CREATED:O-1", runs::incrementAndGet));
-                assertThat(first.ran()).isTrue();
-                assertThat(second.duplicate()).isTrue();
-                assertThat(runs).hasValue(1);
-                assertThatThrownBy(() -> inbox.once("inventory", "E-9", runs::incrementAndGet))
-                        .isInstanceOf(TransactionRequiredException.class);
-
-                TransactionalCompensations compensations = ctx.getBean(TransactionalCompensations.class);
-                AtomicInteger released = new AtomicInteger();
-                for (int i = 0; i < 2; i++) {
-                    tx.executeWithoutResult(s -> compensations.once("ORDER", "O-1", "RELEASE_STOCK", c -> {
-                        jdbc.update("UPDATE t_order SET status = 'RELEASED' WHERE order_no = 'O-1'");
-                        return released.incrementAndGet();
-                    }));
-                }
-                assertThat(released).as("the second call finds it DONE").hasValue(1);
-                assertThat(jdbc.queryForObject("SELECT status FROM t_order WHERE order_no = 'O-1'", String.class))
-                        .as("JdbcTemplate inside the action ran in the same transaction").isEqualTo("RELEASED");
-                assertThat(postbox.compensations().find("ORDER", "O-1", "RELEASE_STOCK").orElseThrow().status())
-                        .isEqualTo(dev.postbox.compensation.CompensationStatus.DONE);
-                tx.executeWithoutResult(s -> {
-                    var failed = compensations.once("ORDER", "O-9", "RELEASE_STOCK", c -> {
-                        jdbc.update("UPDATE t_order SET status = 'GONE'");
-                        throw new IllegalStateException("stock service says no");
-                    });
-                    assertThat(failed.outcome()).isEqualTo(dev.postbox.compensation.CompensationResult.Outcome.FAILED);
-                });
-                assertThat(jdbc.queryForObject("SELECT status FROM t_order WHERE order_no = 'O-1'", String.class))
-                        .as("the failed action was rolled back to its savepoint").isEqualTo("RELEASED");
-                assertThat(postbox.compensations().find("ORDER", "O-9", "RELEASE_STOCK").orElseThrow().lastError())
-                        .contains("stock service says no");
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
+            Postbox postbox = ctx.getBean(Postbox.class);
+            await("O-1 published", () -> postbox.queries().outbox().byEventNo("ORDER_CREATED:O-1")
+                    .map(r -> r.status() == OutboxStatus.PUBLISHED).orElse(false));
+            assertThat(seen).containsExactly("ORDER_CREATED:O-1");
+            assertThat(jdbc.queryForList("SELECT order_no FROM t_order", String.class)).containsExactly("O-1");
+            for (String no : List.of("ORDER_CREATED:O-2", "ORDER_CREATED:O-3", "ORDER_CREATED:O-4")) {
+                assertThat(postbox.queries().outbox().byEventNo(no)).as(no + " was never written").isEmpty();
             }
+            assertThat(postbox.queries().outbox().byEventNo("ORDER_CREATED:O-1").orElseThrow().source())
+                    .as("source defaults to spring.application.name").isEqualTo("spring-test");
+
+            TransactionalInbox inbox = ctx.getBean(TransactionalInbox.class);
+            AtomicInteger runs = new AtomicInteger();
+            InboxResult<Integer> first = tx.execute(s -> inbox.once("inventory", "ORDER_CREATED:O-1", runs::incrementAndGet));
+            InboxResult<Integer> second = tx.execute(s -> inbox.once("inventory", "ORDER_CREATED:O-1", runs::incrementAndGet));
+            assertThat(first.ran()).isTrue();
+            assertThat(second.duplicate()).isTrue();
+            assertThat(runs).hasValue(1);
+            assertThatThrownBy(() -> inbox.once("inventory", "E-9", runs::incrementAndGet))
+                    .isInstanceOf(TransactionRequiredException.class);
+
+            TransactionalCompensations compensations = ctx.getBean(TransactionalCompensations.class);
+            AtomicInteger released = new AtomicInteger();
+            for (int i = 0; i < 2; i++) {
+                tx.executeWithoutResult(s -> compensations.once("ORDER", "O-1", "RELEASE_STOCK", c -> {
+                    jdbc.update("UPDATE t_order SET status = 'RELEASED' WHERE order_no = 'O-1'");
+                    return released.incrementAndGet();
+                }));
+            }
+            assertThat(released).as("the second call finds it DONE").hasValue(1);
+            assertThat(jdbc.queryForObject("SELECT status FROM t_order WHERE order_no = 'O-1'", String.class))
+                    .as("JdbcTemplate inside the action ran in the same transaction").isEqualTo("RELEASED");
+            assertThat(postbox.compensations().find("ORDER", "O-1", "RELEASE_STOCK").orElseThrow().status())
+                    .isEqualTo(dev.postbox.compensation.CompensationStatus.DONE);
+            tx.executeWithoutResult(s -> {
+                var failed = compensations.once("ORDER", "O-9", "RELEASE_STOCK", c -> {
+                    jdbc.update("UPDATE t_order SET status = 'GONE'");
+                    throw new IllegalStateException("stock service says no");
+                });
+                assertThat(failed.outcome()).isEqualTo(dev.postbox.compensation.CompensationResult.Outcome.FAILED);
+            });
+            assertThat(jdbc.queryForObject("SELECT status FROM t_order WHERE order_no = 'O-1'", String.class))
+                    .as("the failed action was rolled back to its savepoint").isEqualTo("RELEASED");
+            assertThat(postbox.compensations().find("ORDER", "O-9", "RELEASE_STOCK").orElseThrow().lastError())
+                    .contains("stock service says no");
         });
     }
 

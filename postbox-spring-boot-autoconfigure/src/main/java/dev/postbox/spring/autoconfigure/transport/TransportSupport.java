@@ -1,6 +1,7 @@
 package dev.postbox.spring.autoconfigure.transport;
 
 import dev.postbox.ValidationException;
+import dev.postbox.spring.autoconfigure.PropertyErrors;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -10,7 +11,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -41,17 +41,12 @@ final class TransportSupport {
      * {@code propertyPrefix} (e.g. {@code postbox.kafka.delivery-timeout}).
      */
     static <T> T build(String propertyPrefix, String builderPrefix, Map<String, String> aliases, Supplier<T> builder) {
-        try {
-            return builder.get();
-        } catch (ValidationException e) {
-            String field = e.field().startsWith(builderPrefix) ? e.field().substring(builderPrefix.length()) : e.field();
+        return PropertyErrors.renamed(builderField -> {
+            String field = builderField.startsWith(builderPrefix) ? builderField.substring(builderPrefix.length()) : builderField;
             int end = endOfFirstSegment(field);
             String head = field.substring(0, end);
-            String property = propertyPrefix + "." + aliases.getOrDefault(head, kebab(head)) + field.substring(end);
-            ValidationException renamed = new ValidationException(property, e.getMessage().substring(e.field().length() + 2));
-            renamed.setStackTrace(e.getStackTrace()); // no cause: the root cause a start-up failure shows must name the property
-            throw renamed;
-        }
+            return propertyPrefix + "." + aliases.getOrDefault(head, PropertyErrors.kebab(head)) + field.substring(end);
+        }, builder);
     }
 
     private static int endOfFirstSegment(String field) {
@@ -61,18 +56,6 @@ final class TransportSupport {
             }
         }
         return field.length();
-    }
-
-    static String kebab(String camel) {
-        StringBuilder b = new StringBuilder(camel.length() + 4);
-        for (char c : camel.toCharArray()) {
-            if (Character.isUpperCase(c)) {
-                b.append('-').append(Character.toLowerCase(c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString().toLowerCase(Locale.ROOT);
     }
 
     /** The non-blank values of a list property (comma-separated or indexed), empty when unset. */

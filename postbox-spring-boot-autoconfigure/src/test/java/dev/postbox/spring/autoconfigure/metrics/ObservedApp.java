@@ -61,17 +61,6 @@ public final class ObservedApp {
 
     /** Polls {@code condition} until it holds or {@link #WAIT} passes; then fails with {@code state}. */
     public static void await(String what, BooleanSupplier condition, Supplier<Object> state) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + WAIT + " waiting until " + what + "; now: " + state.get());
-            }
-            try {
-                Thread.sleep(25);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting until " + what, e);
-            }
-        }
+        dev.postbox.testing.Await.until(what, WAIT, condition, state);
     }
 }

@@ -102,18 +102,7 @@ final class TransportTestSupport {
     }
 
     static void await(String what, BooleanSupplier condition, java.util.function.Supplier<String> state) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + WAIT + " waiting for " + what + state.get());
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
-            }
-        }
+        dev.postbox.testing.Await.until(what, WAIT, condition, state);
     }
 
     /** Names of the routes in the context, with their channels. */
