@@ -1,7 +1,5 @@
 package dev.postbox;
 
-import dev.postbox.id.IdGenerator;
-import dev.postbox.id.SnowflakeIdGenerator;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.jdbc.Dialect;
@@ -18,7 +16,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The entry point: one instance per application and database, built once and shared by all threads.
@@ -155,8 +152,6 @@ public final class Postbox {
         private Dialect dialect;
         private String tablePrefix = PostboxDefaults.TABLE_PREFIX;
         private Clock clock = Clock.systemUTC();
-        private Integer nodeId;
-        private IdGenerator ids;
         private int maxPayloadBytes = PostboxDefaults.MAX_PAYLOAD_BYTES;
         private int maxHeadersBytes = PostboxDefaults.MAX_HEADERS_BYTES;
         private String source;
@@ -184,21 +179,6 @@ public final class Postbox {
         /** Source of every time Postbox writes and compares; default {@link Clock#systemUTC()}. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * Node id of the snowflake id generator, 0..{@value SnowflakeIdGenerator#MAX_NODE_ID}; give every
-         * process that writes to the same tables its own. Default: random, logged at build.
-         */
-        public Builder nodeId(int nodeId) {
-            this.nodeId = nodeId;
-            return this;
-        }
-
-        /** Replaces the snowflake id generator; ids must be positive and increasing. */
-        public Builder idGenerator(IdGenerator ids) {
-            this.ids = Objects.requireNonNull(ids, "idGenerator");
             return this;
         }
 
@@ -243,19 +223,8 @@ public final class Postbox {
             if (source != null) {
                 Check.key("source", source, 64);
             }
-            IdGenerator idGenerator = ids;
-            if (idGenerator == null) {
-                int node = nodeId != null ? nodeId : ThreadLocalRandom.current().nextInt(SnowflakeIdGenerator.MAX_NODE_ID + 1);
-                idGenerator = new SnowflakeIdGenerator(node, clock);
-                if (nodeId == null) {
-                    log.info("Postbox id node id not set; using random node id {}. Set nodeId(...) per process"
-                            + " to rule out id collisions between processes", node);
-                }
-            } else if (nodeId != null) {
-                throw new ValidationException("nodeId", "cannot be combined with a custom idGenerator");
-            }
             Dialect d = dialect != null ? dialect : detect();
-            return new Postbox(new Settings(dataSource, d, tables, clock, idGenerator, maxPayloadBytes,
+            return new Postbox(new Settings(dataSource, d, tables, clock, maxPayloadBytes,
                     maxHeadersBytes, source, notifyOnWrite && d == Dialect.POSTGRESQL, new dev.postbox.internal.WakeUps()));
         }
 

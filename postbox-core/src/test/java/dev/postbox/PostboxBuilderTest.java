@@ -40,12 +40,8 @@ class PostboxBuilderTest {
                 .isInstanceOf(ValidationException.class).hasMessageStartingWith("maxPayloadBytes:");
         assertThatThrownBy(() -> Postbox.builder(h2()).maxHeadersBytes(-5).build())
                 .isInstanceOf(ValidationException.class).hasMessageStartingWith("maxHeadersBytes:");
-        assertThatThrownBy(() -> Postbox.builder(h2()).nodeId(4096).build())
-                .isInstanceOf(ValidationException.class).hasMessageStartingWith("nodeId:");
         assertThatThrownBy(() -> Postbox.builder(h2()).source(" padded").build())
                 .isInstanceOf(ValidationException.class).hasMessageStartingWith("source:");
-        assertThatThrownBy(() -> Postbox.builder(h2()).idGenerator(() -> 1L).nodeId(3).build())
-                .isInstanceOf(ValidationException.class).hasMessageStartingWith("nodeId:");
     }
 
     @Test

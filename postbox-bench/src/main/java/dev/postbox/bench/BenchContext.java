@@ -55,7 +55,7 @@ final class BenchContext implements AutoCloseable {
             cfg.setRegisterMbeans(false);
             pool = new HikariDataSource(cfg);
             warmUp(pool, poolSize);
-            Postbox postbox = Postbox.builder(pool).source("bench").nodeId(1).notifyOnWrite(notifications).build();
+            Postbox postbox = Postbox.builder(pool).source("bench").notifyOnWrite(notifications).build();
             postbox.schema().install();
             db.execute("CREATE TABLE " + ORDERS + " (id BIGINT PRIMARY KEY, aggregate_id VARCHAR(64) NOT NULL,"
                     + " amount INT NOT NULL)");

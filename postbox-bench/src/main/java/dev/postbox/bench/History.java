@@ -2,14 +2,15 @@ package dev.postbox.bench;
 
 /**
  * Already-published history: {@code rows} rows {@code H-1..H-<rows>} with status PUBLISHED over the same
- * aggregates as the drained events and ids 1..rows (below every generated id, as old rows are), inserted by
- * one set-based INSERT per {@value #CHUNK} rows from the database's own row generator.
+ * aggregates as the drained events, inserted before them (so their ids, assigned by the database, are below
+ * every drained event's, as old rows are) by one set-based INSERT per {@value #CHUNK} rows from the
+ * database's own row generator.
  */
 final class History {
 
     static final int CHUNK = 100_000;
 
-    private static final String COLUMNS = "id, event_no, aggregate_type, aggregate_id, event_type, event_version,"
+    private static final String COLUMNS = "event_no, aggregate_type, aggregate_id, event_type, event_version,"
             + " event_source, publish_channel, topic, event_payload, publish_status, retry_count, max_retry_count,"
             + " version, deleted, last_publish_time, published_time, create_time, update_time";
 
@@ -31,13 +32,13 @@ final class History {
 
     private static String select(String kind, long from, long to, int aggregates) {
         return switch (kind) {
-            case "postgres" -> "SELECT n, 'H-' || n, 'ORDER', 'A' || (n % " + aggregates + "), 'ORDER_CHANGED', 1, 'bench',"
+            case "postgres" -> "SELECT 'H-' || n, 'ORDER', 'A' || (n % " + aggregates + "), 'ORDER_CHANGED', 1, 'bench',"
                     + " 'MQ', 'order.event', ('{\"seq\":' || n || '}')::json, 2, 0, 5, 2, 0, t, t, t, t"
                     + " FROM generate_series(" + from + ", " + to + ") AS n, (SELECT now() - interval '1 day' AS t) AS x";
-            case "mariadb" -> "SELECT seq, CONCAT('H-', seq), 'ORDER', CONCAT('A', seq % " + aggregates + "), 'ORDER_CHANGED',"
+            case "mariadb" -> "SELECT CONCAT('H-', seq), 'ORDER', CONCAT('A', seq % " + aggregates + "), 'ORDER_CHANGED',"
                     + " 1, 'bench', 'MQ', 'order.event', CONCAT('{\"seq\":', seq, '}'), 2, 0, 5, 2, 0, t, t, t, t"
                     + " FROM seq_" + from + "_to_" + to + ", (SELECT UTC_TIMESTAMP(3) - INTERVAL 1 DAY AS t) AS x";
-            case "h2" -> "SELECT X, 'H-' || X, 'ORDER', 'A' || MOD(X, " + aggregates + "), 'ORDER_CHANGED', 1, 'bench',"
+            case "h2" -> "SELECT 'H-' || X, 'ORDER', 'A' || MOD(X, " + aggregates + "), 'ORDER_CHANGED', 1, 'bench',"
                     + " 'MQ', 'order.event', JSON_OBJECT('seq': X), 2, 0, 5, 2, 0, t, t, t, t"
                     + " FROM SYSTEM_RANGE(" + from + ", " + to + "), (SELECT CURRENT_TIMESTAMP - INTERVAL '1' DAY AS t) AS x";
             default -> throw new IllegalArgumentException(kind);

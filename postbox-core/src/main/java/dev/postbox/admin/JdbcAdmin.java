@@ -115,8 +115,8 @@ final class JdbcAdmin implements Admin {
                 try (PreparedStatement update = c.prepareStatement("UPDATE " + s.tables().outbox() + " SET " + action.set
                         + ", version = version + 1, update_time = ? WHERE id = ? AND publish_status = ?");
                      PreparedStatement logRow = c.prepareStatement("INSERT INTO " + s.tables().adminLog()
-                             + " (id, table_name, event_no, action, from_status, actor, reason, create_time)"
-                             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                             + " (table_name, event_no, action, from_status, actor, reason, create_time)"
+                             + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
                     for (Target t : targets) {
                         s.dialect().bindTime(update, 1, now);
                         update.setLong(2, t.id());
@@ -125,14 +125,13 @@ final class JdbcAdmin implements Admin {
                             continue;
                         }
                         changed++;
-                        logRow.setLong(1, s.ids().nextId());
-                        logRow.setString(2, s.tables().outbox());
-                        logRow.setString(3, t.eventNo());
-                        logRow.setString(4, action.name());
-                        logRow.setInt(5, t.status());
-                        logRow.setString(6, actor);
-                        logRow.setString(7, reason);
-                        s.dialect().bindTime(logRow, 8, now);
+                        logRow.setString(1, s.tables().outbox());
+                        logRow.setString(2, t.eventNo());
+                        logRow.setString(3, action.name());
+                        logRow.setInt(4, t.status());
+                        logRow.setString(5, actor);
+                        logRow.setString(6, reason);
+                        s.dialect().bindTime(logRow, 7, now);
                         logRow.addBatch();
                     }
                     if (changed > 0) {

@@ -43,8 +43,8 @@ final class JdbcCompensations implements Compensations {
         this.dialect = settings.dialect();
         this.table = settings.tables().compensationLog();
         this.insert = new InsertIfAbsent(dialect, table,
-                "id, biz_type, biz_key, action_type, compensate_status, attempts, create_time, update_time",
-                "(?, ?, ?, ?, 'RUNNING', 1, ?, ?)", "biz_type, biz_key, action_type", "uk_biz_action");
+                "biz_type, biz_key, action_type, compensate_status, attempts, create_time, update_time",
+                "(?, ?, ?, 'RUNNING', 1, ?, ?)", "biz_type, biz_key, action_type", "uk_biz_action");
         String byKey = " WHERE biz_type = ? AND biz_key = ? AND action_type = ?";
         this.selectSql = "SELECT id, biz_type, biz_key, action_type, compensate_status, attempts, last_error, create_time,"
                 + " update_time FROM " + table + byKey;
@@ -77,10 +77,9 @@ final class JdbcCompensations implements Compensations {
             }
             Instant now = settings.now();
             boolean inserted = insert.insert(connection, ps -> {
-                ps.setLong(1, settings.ids().nextId());
-                bindKey(ps, 2, key);
+                bindKey(ps, 1, key);
+                dialect.bindTime(ps, 4, now);
                 dialect.bindTime(ps, 5, now);
-                dialect.bindTime(ps, 6, now);
             });
             if (inserted) {
                 attempts = 1;

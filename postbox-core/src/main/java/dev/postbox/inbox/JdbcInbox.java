@@ -29,7 +29,7 @@ final class JdbcInbox implements Inbox {
         this.settings = settings;
         String t = settings.tables().consumeLog();
         this.insert = new InsertIfAbsent(settings.dialect(), t,
-                "id, consumer, event_no, consume_status, create_time, update_time", "(?, ?, ?, ?, ?, ?)",
+                "consumer, event_no, consume_status, create_time, update_time", "(?, ?, ?, ?, ?)",
                 "consumer, event_no", "uk_consumer_event_no");
         this.cleanup = new BatchDelete(settings, t, "create_time");
     }
@@ -56,17 +56,15 @@ final class JdbcInbox implements Inbox {
                 throw new TransactionRequiredException(what);
             }
             savepoint = connection.setSavepoint();
-            long id = settings.ids().nextId();
             Instant now = settings.now();
             boolean inserted;
             try {
                 inserted = insert.insert(connection, ps -> {
-                    ps.setLong(1, id);
-                    ps.setString(2, consumer);
-                    ps.setString(3, eventNo);
-                    ps.setString(4, DONE);
+                    ps.setString(1, consumer);
+                    ps.setString(2, eventNo);
+                    ps.setString(3, DONE);
+                    settings.dialect().bindTime(ps, 4, now);
                     settings.dialect().bindTime(ps, 5, now);
-                    settings.dialect().bindTime(ps, 6, now);
                 });
             } catch (SQLException e) {
                 // e.g. a deadlock victim on MySQL, whose whole transaction is already gone with the savepoint

@@ -7,7 +7,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,12 @@ import java.util.function.Function;
  * H2 fail only the statement on a duplicate key, so the chunk is retried row by row and each
  * duplicate-key error marks one row as a duplicate. Keys repeated inside one batch count as duplicates
  * of their first occurrence. Never a read-then-write: the unique key decides.
+ *
+ * <p>The INSERT names no {@code id}: the database assigns it when the row is inserted (schema version 3),
+ * so ids follow the order in which inserts ran, across every writing process. The ids returned are the
+ * ones the database assigned: PostgreSQL's {@code RETURNING key, id}; a one-row INSERT's generated key
+ * elsewhere; for a multi-row INSERT, H2's generated keys (one per row, in row order) or, on MySQL/MariaDB,
+ * whose driver cannot report every row's id, a read back by key in the same transaction.
  *
  * @param <T> the row type
  */
@@ -35,12 +43,13 @@ public final class IdempotentInsert<T> {
     private final String insertHead;
     private final String tuple;
     private final String tail;
+    private final String readBack;
     private final String uniqueKeyName;
     private final Function<T, String> key;
     private final Binder<T> binder;
 
     /**
-     * @param columns       comma-separated column list
+     * @param columns       comma-separated column list, without {@code id}
      * @param tuple         one row's VALUES tuple, e.g. {@code (?, ?, ? FORMAT JSON)}
      * @param keyColumn     the unique column that identifies a row
      * @param uniqueKeyName name (or distinctive suffix) of the unique constraint on {@code keyColumn}
@@ -50,15 +59,16 @@ public final class IdempotentInsert<T> {
         this.dialect = dialect;
         this.insertHead = "INSERT INTO " + table + " (" + columns + ") VALUES ";
         this.tuple = tuple;
-        this.tail = dialect.skipDuplicatesReturning(keyColumn, keyColumn);
+        this.tail = dialect.skipDuplicatesReturning(keyColumn, keyColumn + ", id");
+        this.readBack = "SELECT " + keyColumn + ", id FROM " + table + " WHERE " + keyColumn + " IN (";
         this.uniqueKeyName = uniqueKeyName;
         this.key = key;
         this.binder = binder;
     }
 
-    /** Inserts {@code rows}; element i of the result says whether row i was inserted (false: duplicate). */
-    public boolean[] insert(Connection connection, List<T> rows) throws SQLException {
-        boolean[] inserted = new boolean[rows.size()];
+    /** Inserts {@code rows}; element i of the result is row i's new id, or 0 when it was a duplicate. */
+    public long[] insert(Connection connection, List<T> rows) throws SQLException {
+        long[] ids = new long[rows.size()];
         List<T> unique = new ArrayList<>(rows.size());
         List<Integer> positions = new ArrayList<>(rows.size());
         Set<String> seen = new HashSet<>();
@@ -70,62 +80,119 @@ public final class IdempotentInsert<T> {
         }
         for (int from = 0; from < unique.size(); from += PostboxDefaults.WRITE_BATCH_ROWS) {
             int to = Math.min(unique.size(), from + PostboxDefaults.WRITE_BATCH_ROWS);
-            boolean[] chunk = tail != null
+            long[] chunk = tail != null
                     ? insertSkipping(connection, unique.subList(from, to))
                     : insertDetecting(connection, unique.subList(from, to));
             for (int i = 0; i < chunk.length; i++) {
-                inserted[positions.get(from + i)] = chunk[i];
+                ids[positions.get(from + i)] = chunk[i];
             }
         }
-        return inserted;
+        return ids;
     }
 
-    private boolean[] insertSkipping(Connection connection, List<T> rows) throws SQLException {
-        Set<String> insertedKeys = new HashSet<>();
+    private long[] insertSkipping(Connection connection, List<T> rows) throws SQLException {
+        Map<String, Long> insertedIds = new HashMap<>();
         try (PreparedStatement ps = connection.prepareStatement(sql(rows.size()) + tail)) {
             bindAll(ps, rows);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    insertedKeys.add(rs.getString(1));
+                    insertedIds.put(rs.getString(1), rs.getLong(2));
                 }
             }
         }
-        boolean[] result = new boolean[rows.size()];
+        long[] result = new long[rows.size()];
         for (int i = 0; i < rows.size(); i++) {
-            result[i] = insertedKeys.contains(key.apply(rows.get(i)));
+            result[i] = insertedIds.getOrDefault(key.apply(rows.get(i)), 0L);
         }
         return result;
     }
 
-    private boolean[] insertDetecting(Connection connection, List<T> rows) throws SQLException {
-        boolean[] result = new boolean[rows.size()];
+    private long[] insertDetecting(Connection connection, List<T> rows) throws SQLException {
+        long[] result = new long[rows.size()];
         if (rows.size() > 1) {
-            try (PreparedStatement ps = connection.prepareStatement(sql(rows.size()))) {
+            boolean keysOfEveryRow = dialect.generatedKeysOfEveryRow();
+            try (PreparedStatement ps = keysOfEveryRow
+                    ? connection.prepareStatement(sql(rows.size()), Statement.RETURN_GENERATED_KEYS)
+                    : connection.prepareStatement(sql(rows.size()))) {
                 bindAll(ps, rows);
                 ps.executeUpdate();
-                java.util.Arrays.fill(result, true);
-                return result;
+                if (keysOfEveryRow) {
+                    readGeneratedKeys(ps, result);
+                    return result;
+                }
             } catch (SQLException e) {
                 if (!dialect.isDuplicateKey(e, uniqueKeyName)) {
                     throw e;
                 }
                 // the statement was rolled back as a whole; find the duplicates one row at a time
+                return insertOneByOne(connection, rows, result);
             }
+            readBack(connection, rows, result);
+            return result;
         }
-        try (PreparedStatement ps = connection.prepareStatement(sql(1))) {
+        return insertOneByOne(connection, rows, result);
+    }
+
+    private long[] insertOneByOne(Connection connection, List<T> rows, long[] result) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql(1), Statement.RETURN_GENERATED_KEYS)) {
             for (int i = 0; i < rows.size(); i++) {
                 binder.bind(ps, 1, rows.get(i));
                 try {
-                    result[i] = ps.executeUpdate() == 1;
+                    ps.executeUpdate();
                 } catch (SQLException e) {
                     if (!dialect.isDuplicateKey(e, uniqueKeyName)) {
                         throw e;
                     }
-                    result[i] = false;
+                    result[i] = 0;
+                    continue;
+                }
+                try (ResultSet keys = ps.getGeneratedKeys()) {
+                    result[i] = keys.next() ? keys.getLong(1) : 0;
+                }
+                if (result[i] <= 0) {
+                    throw new SQLException("the database reported no id for the inserted row " + key.apply(rows.get(i)));
                 }
             }
         }
         return result;
+    }
+
+    private static void readGeneratedKeys(PreparedStatement ps, long[] result) throws SQLException {
+        int n = 0;
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+            while (keys.next() && n < result.length) {
+                result[n++] = keys.getLong(1);
+            }
+        }
+        if (n != result.length) {
+            throw new SQLException("the database reported " + n + " ids for " + result.length + " inserted rows");
+        }
+    }
+
+    /** The ids of rows this transaction just inserted, by their unique key (visible to it under every isolation level). */
+    private void readBack(Connection connection, List<T> rows, long[] result) throws SQLException {
+        Map<String, Long> ids = new HashMap<>();
+        StringBuilder sql = new StringBuilder(readBack.length() + rows.size() * 3).append(readBack);
+        for (int i = 0; i < rows.size(); i++) {
+            sql.append(i == 0 ? "?" : ", ?");
+        }
+        try (PreparedStatement ps = connection.prepareStatement(sql.append(')').toString())) {
+            for (int i = 0; i < rows.size(); i++) {
+                ps.setString(i + 1, key.apply(rows.get(i)));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ids.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            Long id = ids.get(key.apply(rows.get(i)));
+            if (id == null) {
+                throw new SQLException("the row just inserted under " + key.apply(rows.get(i)) + " cannot be read back");
+            }
+            result[i] = id;
+        }
     }
 
     private void bindAll(PreparedStatement ps, List<T> rows) throws SQLException {

@@ -13,7 +13,7 @@ import java.sql.SQLException;
  * NOTHING}, so the caller's transaction is never aborted by the duplicate; MySQL/MariaDB and H2 fail only
  * the statement, and the duplicate-key error of exactly this key is the answer. A concurrent insert of the
  * same key waits for the first transaction and is then skipped (or inserted, if that one rolled back).
- * Never a read-then-write. Thread-safe.
+ * Never a read-then-write. The row's id is assigned by the database. Thread-safe.
  */
 public final class InsertIfAbsent {
 
@@ -29,7 +29,7 @@ public final class InsertIfAbsent {
     private final String keyName;
 
     /**
-     * @param columns    comma-separated column list, {@code id} among them
+     * @param columns    comma-separated column list without {@code id}, which the database assigns
      * @param values     the VALUES tuple
      * @param keyColumns the unique key's columns, comma-separated
      * @param keyName    name (or distinctive suffix) of that unique key, as the database reports it

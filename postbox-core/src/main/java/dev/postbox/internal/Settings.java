@@ -1,6 +1,5 @@
 package dev.postbox.internal;
 
-import dev.postbox.id.IdGenerator;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.jdbc.TableNames;
 
@@ -17,7 +16,7 @@ import java.time.temporal.ChronoUnit;
  *                      wakes listening relays
  * @param wakeUps       the relays of this Postbox running in this JVM
  */
-public record Settings(DataSource dataSource, Dialect dialect, TableNames tables, Clock clock, IdGenerator ids,
+public record Settings(DataSource dataSource, Dialect dialect, TableNames tables, Clock clock,
                        int maxPayloadBytes, int maxHeadersBytes, String defaultSource, boolean notifyOnWrite,
                        WakeUps wakeUps) {
 

@@ -64,6 +64,18 @@ public interface Dialect {
     }
 
     /**
+     * Whether {@code getGeneratedKeys()} after a multi-row INSERT returns the id the database gave each
+     * row, in the order of the rows. Where it does not (MySQL/MariaDB: the server reports only the first id
+     * of a statement, LAST_INSERT_ID, and a driver that returns more computes them as if they were
+     * consecutive, which {@code innodb_autoinc_lock_mode = 2} does not guarantee), Postbox reads the ids of
+     * a multi-row INSERT back by their unique key in the same transaction; a one-row INSERT's id is exact. Only consulted for databases
+     * whose {@link #skipDuplicatesReturning} is null.
+     */
+    default boolean generatedKeysOfEveryRow() {
+        return false;
+    }
+
+    /**
      * A DELETE of at most {@code ?} rows of {@code table} matching {@code condition}, oldest
      * {@code orderColumn} first, for retention loops that must never hold long locks. The condition's
      * parameters come first, the row limit last. Default: the rows' ids chosen by a limited subquery.

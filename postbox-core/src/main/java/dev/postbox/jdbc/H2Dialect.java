@@ -48,6 +48,12 @@ final class H2Dialect implements Dialect {
         return t == null ? null : t.toInstant();
     }
 
+    /** H2 collects the generated keys row by row as it inserts them. */
+    @Override
+    public boolean generatedKeysOfEveryRow() {
+        return true;
+    }
+
     @Override
     public boolean isDuplicateKey(SQLException e, String keyName) {
         return "23505".equals(e.getSQLState()) && PostgresDialect.mentions(e, keyName);

@@ -25,7 +25,7 @@ import java.util.UUID;
  */
 final class JdbcMessageEvents implements MessageEvents {
 
-    private record Row(long id, String eventNo, MessageEvent event, String source, int maxRetries, Instant now) {
+    private record Row(String eventNo, MessageEvent event, String source, int maxRetries, Instant now) {
     }
 
     private final Settings settings;
@@ -43,9 +43,9 @@ final class JdbcMessageEvents implements MessageEvents {
         this.dialect = settings.dialect();
         String t = settings.tables().message();
         this.insert = new IdempotentInsert<>(dialect, t,
-                "id, event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, retry_count,"
+                "event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, retry_count,"
                         + " max_retry_count, trace_id, remark, version, deleted, create_time, update_time",
-                "(?, ?, ?, ?, ?, ?, " + dialect.jsonParameter() + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
+                "(?, ?, ?, ?, ?, " + dialect.jsonParameter() + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
                 "event_no", "uk_event_no", Row::eventNo, this::bind);
         this.claimSql = """
                 UPDATE %s
@@ -86,8 +86,8 @@ final class JdbcMessageEvents implements MessageEvents {
             if (connection.getAutoCommit()) {
                 throw new TransactionRequiredException("message event create");
             }
-            boolean inserted = insert.insert(connection, List.of(row))[0];
-            return inserted ? new WriteResult(row.eventNo(), WriteResult.Outcome.INSERTED, row.id())
+            long id = insert.insert(connection, List.of(row))[0];
+            return id != 0 ? new WriteResult(row.eventNo(), WriteResult.Outcome.INSERTED, id)
                     : new WriteResult(row.eventNo(), WriteResult.Outcome.DUPLICATE, 0);
         } catch (SQLException e) {
             throw new PostboxSqlException("message event create into " + settings.tables().message(), e);
@@ -184,12 +184,11 @@ final class JdbcMessageEvents implements MessageEvents {
                 : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
         Check.optional("traceId", e.traceId(), 128);
         Check.optional("remark", e.remark(), 500);
-        return new Row(settings.ids().nextId(), eventNo, e, source, maxRetries, settings.now());
+        return new Row(eventNo, e, source, maxRetries, settings.now());
     }
 
     private int bind(PreparedStatement ps, int i, Row r) throws SQLException {
         MessageEvent e = r.event();
-        ps.setLong(i++, r.id());
         ps.setString(i++, r.eventNo());
         ps.setString(i++, e.eventType());
         ps.setString(i++, e.bizType());

@@ -24,7 +24,7 @@ import java.util.UUID;
 final class JdbcOutbox implements Outbox {
 
     /** An event after validation, with everything the INSERT binds. */
-    private record Row(long id, String eventNo, OutboxEvent event, String source, String headersJson,
+    private record Row(String eventNo, OutboxEvent event, String source, String headersJson,
                        int maxRetries, Instant now) {
     }
 
@@ -36,10 +36,10 @@ final class JdbcOutbox implements Outbox {
         Dialect d = settings.dialect();
         String json = d.jsonParameter();
         this.insert = new IdempotentInsert<>(d, settings.tables().outbox(),
-                "id, event_no, aggregate_type, aggregate_id, event_type, event_version, event_source, publish_channel,"
+                "event_no, aggregate_type, aggregate_id, event_type, event_version, event_source, publish_channel,"
                         + " topic, routing_key, event_payload, event_headers, publish_status, retry_count, max_retry_count,"
                         + " trace_id, remark, version, deleted, create_time, update_time",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, " + json + ", " + json + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, " + json + ", " + json + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
                 "event_no", "uk_event_no", Row::eventNo, (ps, i, r) -> bind(ps, i, r, d));
     }
 
@@ -78,15 +78,15 @@ final class JdbcOutbox implements Outbox {
             if (connection.getAutoCommit()) {
                 throw new TransactionRequiredException(what);
             }
-            boolean[] inserted = insert.insert(connection, rows);
-            if (settings.notifyOnWrite() && anyTrue(inserted)) {
+            long[] ids = insert.insert(connection, rows);
+            if (settings.notifyOnWrite() && anyInserted(ids)) {
                 notifyRelays(connection);
             }
             List<WriteResult> results = new ArrayList<>(rows.size());
             for (int i = 0; i < rows.size(); i++) {
                 Row r = rows.get(i);
-                results.add(inserted[i]
-                        ? new WriteResult(r.eventNo(), WriteResult.Outcome.INSERTED, r.id())
+                results.add(ids[i] != 0
+                        ? new WriteResult(r.eventNo(), WriteResult.Outcome.INSERTED, ids[i])
                         : new WriteResult(r.eventNo(), WriteResult.Outcome.DUPLICATE, 0));
             }
             return results;
@@ -95,9 +95,9 @@ final class JdbcOutbox implements Outbox {
         }
     }
 
-    private static boolean anyTrue(boolean[] values) {
-        for (boolean v : values) {
-            if (v) {
+    private static boolean anyInserted(long[] ids) {
+        for (long id : ids) {
+            if (id != 0) {
                 return true;
             }
         }
@@ -129,7 +129,7 @@ final class JdbcOutbox implements Outbox {
                 : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
         Check.optional("traceId", e.traceId(), 128);
         Check.optional("remark", e.remark(), 500);
-        return new Row(settings.ids().nextId(), eventNo, e, source, headersJson, maxRetries, now);
+        return new Row(eventNo, e, source, headersJson, maxRetries, now);
     }
 
     private String headers(Map<String, String> headers) {
@@ -158,7 +158,6 @@ final class JdbcOutbox implements Outbox {
 
     private static int bind(PreparedStatement ps, int i, Row r, Dialect d) throws SQLException {
         OutboxEvent e = r.event();
-        ps.setLong(i++, r.id());
         ps.setString(i++, r.eventNo());
         ps.setString(i++, e.aggregateType());
         ps.setString(i++, e.aggregateId());

@@ -20,10 +20,10 @@ public abstract class SchemaContract extends DatabaseContract {
 
     @Test
     final void installIsIdempotentAndRecordsItsVersion() {
-        assertThat(postbox.schema().installedVersion()).isEqualTo(2);
+        assertThat(postbox.schema().installedVersion()).isEqualTo(3);
         postbox.schema().install();
         postbox.schema().install();
-        assertThat(postbox.schema().installedVersion()).isEqualTo(2);
+        assertThat(postbox.schema().installedVersion()).isEqualTo(3);
     }
 
     @Test
@@ -41,26 +41,89 @@ public abstract class SchemaContract extends DatabaseContract {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(fresh.schema().installedVersion()).isEqualTo(2);
-        assertThat(count("race_postbox_schema")).as("one row per version").isEqualTo(2);
+        assertThat(fresh.schema().installedVersion()).isEqualTo(3);
+        assertThat(count("race_postbox_schema")).as("one row per version").isEqualTo(3);
         assertThat(count("race_outbox_event")).isZero();
     }
 
     @Test
     final void tablesCreatedFromTheShippedScriptsAreRecognised() throws Exception {
         Postbox byFlyway = newPostbox(b -> b.tablePrefix("fly_"));
-        // what a Flyway user did at version 1: ran the rendered script themselves; install() adds version 2
+        // what a Flyway user did at version 1: ran the rendered script themselves; install() adds versions 2 and 3
         try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
             for (String sql : Schema.statements(byFlyway.schema().scripts().get(0).sql())) {
                 st.execute(sql);
             }
         }
         byFlyway.schema().install();
-        assertThat(byFlyway.schema().installedVersion()).isEqualTo(2);
+        assertThat(byFlyway.schema().installedVersion()).isEqualTo(3);
         inTx(c -> byFlyway.outbox().write(c, OutboxEvent.builder().eventNo("E-1").aggregate("ORDER", "1")
                 .eventType("ORDER_CREATED").channel("MQ").payload("{}").build()));
         assertThat(count("fly_outbox_event")).isEqualTo(1);
         assertThat(count("fly_admin_log")).as("created by version 2").isZero();
+    }
+
+    /** Snowflake-sized ids, as Postbox generated them before version 3 (time since 2024 in the high bits). */
+    private static final long OLD_ID = 320_000_000_000_000_000L;
+
+    @Test
+    final void anInstallWithSnowflakeIdsMovedToDatabaseIdsContinuesAboveThem() throws Exception {
+        Postbox old = newPostbox(b -> b.tablePrefix("old_"));
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            for (String sql : Schema.statements(old.schema().scripts().get(0).sql())) {
+                st.execute(sql);
+            }
+        }
+        // rows an older Postbox wrote with its own ids; an archived message event holds the largest id of its table
+        java.time.Instant t = clock.instant();
+        insertOld("INSERT INTO old_outbox_event (id, event_no, aggregate_type, aggregate_id, event_type, event_source,"
+                + " publish_channel, event_payload, create_time, update_time) VALUES (?, 'OLD-1', 'ORDER', 'O-1', 'X', 's',"
+                + " 'MQ', " + old.dialect().jsonParameter() + ", ?, ?)", OLD_ID, t, "{}");
+        insertOld("INSERT INTO old_message_event (id, event_no, event_type, biz_type, biz_id, event_source, event_payload,"
+                + " create_time, update_time) VALUES (?, 'OLD-M1', 'X', 'ORDER', 'O-1', 's', "
+                + old.dialect().jsonParameter() + ", ?, ?)", OLD_ID, t, "{}");
+        insertOld("INSERT INTO old_message_event_archive (id, event_no, event_type, biz_type, biz_id, event_source,"
+                + " event_payload, create_time, update_time, archived_time) VALUES (?, 'OLD-M0', 'X', 'ORDER', 'O-0', 's', "
+                + old.dialect().jsonParameter() + ", ?, ?, ?)", OLD_ID + 5_000, t, "{}");
+        insertOld("INSERT INTO old_consume_log (id, consumer, event_no, consume_status, create_time, update_time)"
+                + " VALUES (?, 'stock', 'OLD-1', 'DONE', ?, ?)", OLD_ID, t, null);
+        insertOld("INSERT INTO old_compensation_log (id, biz_type, biz_key, action_type, compensate_status, attempts,"
+                + " create_time, update_time) VALUES (?, 'ORDER', 'O-1', 'CANCEL', 'DONE', 1, ?, ?)", OLD_ID, t, null);
+
+        old.schema().install();
+        assertThat(old.schema().installedVersion()).isEqualTo(3);
+
+        long outboxId = inTx(c -> old.outbox().write(c, OutboxEvent.builder().eventNo("NEW-1").aggregate("ORDER", "O-1")
+                .eventType("X").channel("MQ").payload("{}").build())).id();
+        long nextOutboxId = inTx(c -> old.outbox().writeAll(c, List.of(OutboxEvent.builder().eventNo("NEW-2")
+                .aggregate("ORDER", "O-1").eventType("X").channel("MQ").payload("{}").build()))).get(0).id();
+        long messageId = inTx(c -> old.messages().create(c, dev.postbox.message.MessageEvent.builder().eventNo("NEW-M1")
+                .eventType("X").biz("ORDER", "O-1").payload("{}").build())).id();
+        inTx(c -> old.inbox().once(c, "stock", "NEW-1", () -> { }));
+        inTx(c -> old.compensations().once(c, "ORDER", "O-2", "CANCEL", conn -> "done"));
+        assertThat(outboxId).as("above the old ids").isGreaterThan(OLD_ID);
+        assertThat(nextOutboxId).as("and in order after them").isGreaterThan(outboxId);
+        assertThat(messageId).as("above the archived ids too").isGreaterThan(OLD_ID + 5_000);
+        assertThat(queryLong("SELECT MAX(id) FROM old_consume_log")).isGreaterThan(OLD_ID);
+        assertThat(queryLong("SELECT MAX(id) FROM old_compensation_log")).isGreaterThan(OLD_ID);
+        assertThat(old.admin().cancel("NEW-2", "ops", "test")).isTrue();
+        assertThat(queryLong("SELECT MIN(id) FROM old_admin_log")).isPositive();
+    }
+
+    private void insertOld(String sql, long id, java.time.Instant time, String json) throws Exception {
+        try (Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+            int i = 1;
+            ps.setLong(i++, id);
+            if (json != null) {
+                postbox.dialect().bindJson(ps, i++, json);
+            }
+            postbox.dialect().bindTime(ps, i++, time);
+            postbox.dialect().bindTime(ps, i++, time);
+            if (sql.contains("archived_time")) {
+                postbox.dialect().bindTime(ps, i, time);
+            }
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
     }
 
     @Test
@@ -71,6 +134,9 @@ public abstract class SchemaContract extends DatabaseContract {
                 "CREATE TABLE acme_outbox_event_archive");
         assertThat(newPostbox(b -> b.tablePrefix("acme_")).schema().scripts().get(1).sql()).contains("acme_admin_log")
                 .doesNotContainPattern("\\bbiz_(outbox|admin)");
+        assertThat(newPostbox(b -> b.tablePrefix("acme_")).schema().scripts().get(2).sql())
+                .contains("acme_outbox_event", "acme_message_event", "acme_consume_log", "acme_compensation_log", "acme_admin_log")
+                .doesNotContainPattern("\\bbiz_(outbox|message|consume|compensation|admin)");
         assertThat(sql).doesNotContainPattern("\\bbiz_(outbox|message|consume|compensation)");
     }
 

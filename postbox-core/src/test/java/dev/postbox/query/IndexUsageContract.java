@@ -225,8 +225,8 @@ public abstract class IndexUsageContract extends DatabaseContract {
      */
     private void loadMessages() throws Exception {
         Dialect d = loaded.dialect();
-        String tuple = "(?, ?, ?, ?, ?, ?, " + d.jsonParameter() + ", 0, 0, 3, ?, 0, 0, ?, ?)";
-        String sql = "INSERT INTO " + message.name() + " (id, event_no, event_type, biz_type, biz_id, event_source,"
+        String tuple = "(?, ?, ?, ?, ?, " + d.jsonParameter() + ", 0, 0, 3, ?, 0, 0, ?, ?)";
+        String sql = "INSERT INTO " + message.name() + " (event_no, event_type, biz_type, biz_id, event_source,"
                 + " event_payload, event_status, retry_count, max_retry_count, trace_id, version, deleted,"
                 + " create_time, update_time) VALUES " + String.join(", ", java.util.Collections.nCopies(BATCH, tuple));
         int batches = ROWS / BATCH;
@@ -249,7 +249,6 @@ public abstract class IndexUsageContract extends DatabaseContract {
                     int i = 1;
                     for (int n = b * BATCH; n < (b + 1) * BATCH; n++) {
                         int key = n % KEYS;
-                        ps.setLong(i++, loaded.settings().ids().nextId());
                         ps.setString(i++, message.eventNoPrefix() + n);
                         ps.setString(i++, keyType(key) + "_" + eventType(n));
                         ps.setString(i++, keyType(key));
@@ -272,8 +271,8 @@ public abstract class IndexUsageContract extends DatabaseContract {
      * Failed rows then get one of 60 retry times, 30 seconds apart from 14m45s before START to 14m45s
      * after it, not in id order, so exactly half are due (about 50 rows share each time, which exercises
      * the id tie-breaker); half of the in-flight rows hold an expired lease (outbox) or went stale
-     * (message). Per-row values go through a JDBC batch keyed by id: snowflake ids of rows written in the
-     * same millisecond are consecutive, so {@code MOD(id, n)} for large n would not spread evenly.
+     * (message). Per-row values go through a JDBC batch keyed by id, so that they do not depend on how the
+     * database numbered the rows.
      */
     private void shapeHistory(Side side, String doneTimeColumn) throws Exception {
         String t = side.name();

@@ -34,7 +34,7 @@ class PostgresCrashTest {
             PGSimpleDataSource ds = new PGSimpleDataSource();
             ds.setUrl(pg.url());
             ds.setUser("postgres");
-            Postbox postbox = Postbox.builder(ds).nodeId(3).source("crash-test").build();
+            Postbox postbox = Postbox.builder(ds).source("crash-test").build();
             postbox.schema().install();
             write(ds, postbox);
 

@@ -74,9 +74,9 @@ public abstract class DatabaseContract {
         }
     }
 
-    /** A Postbox on this database with the test clock, node id 1 and source {@code test-service}. */
+    /** A Postbox on this database with the test clock and source {@code test-service}. */
     protected Postbox newPostbox(Consumer<Postbox.Builder> customizer) {
-        Postbox.Builder b = Postbox.builder(ds).clock(clock).nodeId(1).source("test-service");
+        Postbox.Builder b = Postbox.builder(ds).clock(clock).source("test-service");
         customizer.accept(b);
         return b.build();
     }

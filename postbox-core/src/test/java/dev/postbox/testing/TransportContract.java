@@ -97,7 +97,7 @@ public abstract class TransportContract {
         cfg.setConnectionInitSql("SET synchronous_commit TO off");
         cfg.setIsolateInternalQueries(true);
         ds = new HikariDataSource(cfg);
-        postbox = Postbox.builder(ds).nodeId(7).source("transport-contract").build();
+        postbox = Postbox.builder(ds).source("transport-contract").build();
         postbox.schema().install();
         exec("CREATE TABLE received (n BIGSERIAL PRIMARY KEY, event_no VARCHAR(64) NOT NULL, aggregate_id VARCHAR(64)"
                 + " NOT NULL, outbox_id BIGINT NOT NULL)");

@@ -26,7 +26,7 @@ class NatsSettingsTest {
     void connect() throws Exception {
         nats = new JetStreamFixture();
         db = TestDatabase.postgres(null);
-        dev.postbox.Postbox postbox = dev.postbox.Postbox.builder(db.dataSource()).nodeId(1).build();
+        dev.postbox.Postbox postbox = dev.postbox.Postbox.builder(db.dataSource()).build();
         consumer = new EnvelopeConsumer(db.dataSource(), postbox.inbox(), "settings", (c, e) -> { });
     }
 

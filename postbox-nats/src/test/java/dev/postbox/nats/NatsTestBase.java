@@ -41,7 +41,7 @@ abstract class NatsTestBase {
         // one commit per consumed event; no fsync wait keeps the 10,000-event test short (durability is not under test)
         config.setConnectionInitSql("SET synchronous_commit TO off");
         pool = new HikariDataSource(config);
-        postbox = Postbox.builder(pool).nodeId(1).source("test-service").build();
+        postbox = Postbox.builder(pool).source("test-service").build();
         postbox.schema().install();
         exec("CREATE TABLE app_received (pos BIGSERIAL PRIMARY KEY, event_no VARCHAR(64) NOT NULL,"
                 + " aggregate_id VARCHAR(64) NOT NULL, seq INT NOT NULL)");

@@ -68,8 +68,8 @@ public class PostboxAutoConfiguration {
         if (source != null && !source.isBlank()) {
             b.source(source);
         }
-        if (p.getNodeId() != null) {
-            b.nodeId(p.getNodeId());
+        if (env.containsProperty("postbox.node-id")) {
+            log.warn("postbox.node-id is set but no longer used: the database assigns every Postbox id");
         }
         Postbox postbox = PropertyErrors.named("postbox.", b::build);
         PostboxProperties.SchemaMode mode = p.getSchema().getMode();

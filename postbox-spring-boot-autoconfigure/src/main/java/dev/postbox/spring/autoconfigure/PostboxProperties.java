@@ -29,9 +29,6 @@ public class PostboxProperties {
     /** Source written into events that name none; default: spring.application.name. */
     private String source;
 
-    /** Node id of the snowflake id generator (0..1023), unique per process writing these tables; default random. */
-    private Integer nodeId;
-
     /** Largest event payload in UTF-8 bytes. */
     private int maxPayloadBytes = PostboxDefaults.MAX_PAYLOAD_BYTES;
 
@@ -71,14 +68,6 @@ public class PostboxProperties {
 
     public void setSource(String source) {
         this.source = source;
-    }
-
-    public Integer getNodeId() {
-        return nodeId;
-    }
-
-    public void setNodeId(Integer nodeId) {
-        this.nodeId = nodeId;
     }
 
     public int getMaxPayloadBytes() {

@@ -30,10 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ConfigurationMetadataTest {
 
     /**
-     * Properties with no default on purpose: unset means "derive it" (source, node id, instance ids) or "none"
+     * Properties with no default on purpose: unset means "derive it" (source, instance ids) or "none"
      * (besides those whose fresh value is null or an empty map).
      */
-    private static final Set<String> NO_DEFAULT = Set.of("postbox.source", "postbox.node-id",
+    private static final Set<String> NO_DEFAULT = Set.of("postbox.source",
             "postbox.relay.instance-id", "postbox.worker.instance-id", "postbox.relay.unordered-topics");
 
     private static Map<String, ConfigurationMetadataProperty> postboxProperties() throws Exception {

@@ -48,7 +48,7 @@ public final class PlainJavaExample {
 
     private PlainJavaExample(DataSource dataSource, PrintStream out) {
         this.dataSource = dataSource;
-        this.postbox = Postbox.builder(dataSource).source("order-service").nodeId(1).build();
+        this.postbox = Postbox.builder(dataSource).source("order-service").build();
         this.report = new Report(out);
     }
 
