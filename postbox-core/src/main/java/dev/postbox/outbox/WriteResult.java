@@ -6,7 +6,8 @@ package dev.postbox.outbox;
  *
  * @param eventNo the event's idempotency key (generated if the event had none)
  * @param outcome inserted or duplicate
- * @param id      the new row's id; 0 for a duplicate (the existing row's id is not read)
+ * @param id      the id the database assigned to the new row (positive; within an aggregate, id order is
+ *                publication order); 0 for a duplicate (the existing row's id is not read)
  */
 public record WriteResult(String eventNo, Outcome outcome, long id) {
 
