@@ -150,6 +150,9 @@ final class ChaosBench implements Command {
         private int sinkOutages;
         private int unplannedRestarts;
         private long lastKillAtMs;
+        private long producersDoneAtMs;
+        /** When the backlog had drained (no row PENDING, PUBLISHING or FAILED), or -1. */
+        private long drainedAtMs = -1;
         private boolean closed;
 
         /** A relay kill: when, which incarnation, and the events it held leased then (null: not measurable). */
@@ -187,10 +190,11 @@ final class ChaosBench implements Command {
             cluster.startProducers(skews(o), o.positiveInt("aggregates"), o.positiveInt("seconds"), o.positiveInt("rate"),
                     o.nonNegativeInt("rollback-pct"), seed);
             faultLoop(faults, start);
+            producersDoneAtMs = System.currentTimeMillis();
             cluster.producerReports().forEach(r -> Fmt.line("PRODUCER " + r));
             long drainMs = drain(start);
             cluster.stopRelaysAndSink();
-            return verdict(ceiling, drainMs, start);
+            return verdict(ceiling, drainMs);
         }
 
         private static long at(List<ChaosSchedule.Fault> faults, ChaosSchedule.Kind kind) {
@@ -329,7 +333,10 @@ final class ChaosBench implements Command {
             return out;
         }
 
-        /** Waits until no row is PENDING, PUBLISHING or FAILED; ms from the last kill, or -1 after the timeout. */
+        /**
+         * Waits until no row is PENDING, PUBLISHING or FAILED; returns the ms from the last kill (the producers
+         * may still have been writing then), or -1 after the timeout.
+         */
         private long drain(long start) throws InterruptedException {
             long deadline = System.currentTimeMillis() + o.positiveInt("drain-timeout") * 1000L;
             long nextProgress = System.currentTimeMillis() + PROGRESS_MS;
@@ -339,8 +346,9 @@ final class ChaosBench implements Command {
                     Map<Integer, Long> s = statusCounts();
                     if (s.getOrDefault(0, 0L) + s.getOrDefault(1, 0L) + s.getOrDefault(3, 0L) == 0) {
                         long drained = System.currentTimeMillis();
+                        drainedAtMs = drained;
                         Fmt.line("DRAINED t=" + Fmt.two((drained - start) / 1000.0) + "s, " + (drained - from)
-                                + " ms after the last kill");
+                                + " ms after the last kill, " + (drained - producersDoneAtMs) + " ms after the producers stopped");
                         return drained - from;
                     }
                 } catch (SQLException e) {
@@ -357,7 +365,7 @@ final class ChaosBench implements Command {
             return -1;
         }
 
-        private Outcome verdict(Ceiling.Result ceiling, long drainMs, long start) throws Exception {
+        private Outcome verdict(Ceiling.Result ceiling, long drainMs) throws Exception {
             Map<String, ChaosHistory.Row> rows = new HashMap<>();
             Map<String, Long> business = new HashMap<>();
             try (Connection c = db.connect(); Statement st = c.createStatement()) {
@@ -393,7 +401,8 @@ final class ChaosBench implements Command {
                     + " duplicates_max=" + duplicatesMax + " dead=" + v.dead() + " unfinished=" + v.unfinished()
                     + " rolled_back=" + rolledBack + " rolled_back_delivered=" + v.rolledBackDelivered()
                     + " kills=" + killCount + " db_crashes=" + dbCrashes + " sink_outages=" + sinkOutages
-                    + " drain_ms=" + drainMs + " kill_to_flowing_p50_ms=" + flowing.p50() + " kill_to_flowing_max_ms=" + flowing.max()
+                    + " drain_ms=" + drainMs + " drain_after_producers_ms=" + (drainedAtMs < 0 ? -1 : drainedAtMs - producersDoneAtMs)
+                    + " kill_to_flowing_p50_ms=" + flowing.p50() + " kill_to_flowing_max_ms=" + flowing.max()
                     + " produced_eps=" + Fmt.rate(v.committed() * 1000.0 / windowMs) + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps())
                     + " skews_ms=" + String.join(",", skews(o).stream().map(String::valueOf).toList()) + " seed=" + seed;
             return new Outcome(result, ok);
