@@ -8,12 +8,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -144,8 +141,8 @@ final class ChaosBench implements Command {
         private PrivateServer server;
         private BenchDatabase db;
         private ChaosCluster cluster;
-        private String outbox;
-        private final List<KillRecord> kills = new ArrayList<>();
+        private ChaosQueries queries;
+        private final List<KillToFlowing.Kill> kills = new ArrayList<>();
         private int dbCrashes;
         private int sinkOutages;
         private int unplannedRestarts;
@@ -154,10 +151,6 @@ final class ChaosBench implements Command {
         /** When the backlog had drained (no row PENDING, PUBLISHING or FAILED), or -1. */
         private long drainedAtMs = -1;
         private boolean closed;
-
-        /** A relay kill: when, which incarnation, and the events it held leased then (null: not measurable). */
-        private record KillRecord(long atMs, String instance, List<String> leased) {
-        }
 
         Run(Options o, long seed, Path dir) {
             this.o = o;
@@ -205,7 +198,7 @@ final class ChaosBench implements Command {
             try (HikariDataSource pool = ChaosRole.pool("chaos-setup", db.url(), db.user(), 1)) {
                 Postbox postbox = Postbox.builder(pool).dialect(ChaosProducer.dialect(db.kind())).build();
                 postbox.schema().install();
-                outbox = postbox.tables().outbox();
+                queries = new ChaosQueries(db, postbox.tables().outbox());
             }
             db.execute("CREATE TABLE " + ChaosProducer.AGGREGATES + " (id VARCHAR(64) PRIMARY KEY, seq BIGINT NOT NULL)");
             try (Connection c = db.connect();
@@ -268,8 +261,8 @@ final class ChaosBench implements Command {
             String killed = cluster.killRelay(i);
             long at = System.currentTimeMillis();
             lastKillAtMs = at;
-            List<String> leased = leasedBy(killed);
-            kills.add(new KillRecord(at, killed, leased));
+            List<String> leased = queries.leasedBy(killed);
+            kills.add(new KillToFlowing.Kill(at, killed, leased));
             String restarted = cluster.startRelay(i);
             fault(start, "kill -9 " + killed + " (leased " + (leased == null ? "?" : leased.size()) + "); restarting as "
                     + restarted);
@@ -285,24 +278,6 @@ final class ChaosBench implements Command {
             fault(start, "database up again (recovery and start took " + (System.nanoTime() - t) / 1_000_000 + " ms)");
         }
 
-        /** The events the killed relay held leased (PUBLISHING, locked_by it), or null when the database is down. */
-        private List<String> leasedBy(String instance) {
-            try (Connection c = db.connect();
-                 PreparedStatement ps = c.prepareStatement("SELECT event_no FROM " + outbox
-                         + " WHERE publish_status = 1 AND locked_by = ?")) {
-                ps.setString(1, instance);
-                List<String> out = new ArrayList<>();
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        out.add(rs.getString(1));
-                    }
-                }
-                return out;
-            } catch (SQLException e) {
-                return null;
-            }
-        }
-
         private static void fault(long start, String what) {
             Fmt.line("FAULT t=" + Fmt.two((System.currentTimeMillis() - start) / 1000.0) + "s " + what);
         }
@@ -310,7 +285,7 @@ final class ChaosBench implements Command {
         private void progress(long start) {
             String counts;
             try {
-                Map<Integer, Long> byStatus = statusCounts();
+                Map<Integer, Long> byStatus = queries.statusCounts();
                 counts = "rows=" + byStatus.values().stream().mapToLong(Long::longValue).sum()
                         + " published=" + byStatus.getOrDefault(ChaosHistory.PUBLISHED, 0L)
                         + " pending=" + byStatus.getOrDefault(0, 0L) + " publishing=" + byStatus.getOrDefault(1, 0L)
@@ -320,17 +295,6 @@ final class ChaosBench implements Command {
             }
             Fmt.line("PROGRESS t=" + Fmt.two((System.currentTimeMillis() - start) / 1000.0) + "s " + counts
                     + " kills=" + kills.size());
-        }
-
-        private Map<Integer, Long> statusCounts() throws SQLException {
-            Map<Integer, Long> out = new HashMap<>();
-            try (Connection c = db.connect(); Statement st = c.createStatement();
-                 ResultSet rs = st.executeQuery("SELECT publish_status, COUNT(*) FROM " + outbox + " GROUP BY publish_status")) {
-                while (rs.next()) {
-                    out.put(rs.getInt(1), rs.getLong(2));
-                }
-            }
-            return out;
         }
 
         /**
@@ -343,7 +307,7 @@ final class ChaosBench implements Command {
             long from = lastKillAtMs > 0 ? lastKillAtMs : start;
             while (System.currentTimeMillis() < deadline) {
                 try {
-                    Map<Integer, Long> s = statusCounts();
+                    Map<Integer, Long> s = queries.statusCounts();
                     if (s.getOrDefault(0, 0L) + s.getOrDefault(1, 0L) + s.getOrDefault(3, 0L) == 0) {
                         long drained = System.currentTimeMillis();
                         drainedAtMs = drained;
@@ -366,26 +330,14 @@ final class ChaosBench implements Command {
         }
 
         private Outcome verdict(Ceiling.Result ceiling, long drainMs) throws Exception {
-            Map<String, ChaosHistory.Row> rows = new HashMap<>();
-            Map<String, Long> business = new HashMap<>();
-            try (Connection c = db.connect(); Statement st = c.createStatement()) {
-                try (ResultSet rs = st.executeQuery("SELECT event_no, event_payload, publish_status, retry_count FROM " + outbox)) {
-                    while (rs.next()) {
-                        rows.put(rs.getString(1), new ChaosHistory.Row(ChaosPayload.parse(rs.getString(2)), rs.getInt(3), rs.getInt(4)));
-                    }
-                }
-                try (ResultSet rs = st.executeQuery("SELECT id, seq FROM " + ChaosProducer.AGGREGATES)) {
-                    while (rs.next()) {
-                        business.put(rs.getString(1), rs.getLong(2));
-                    }
-                }
-            }
+            Map<String, ChaosHistory.Row> rows = queries.committedRows();
+            Map<String, Long> business = queries.businessSeqs();
             List<DeliveryLog.Delivery> log = DeliveryLog.read(cluster.deliveryLog());
             ChaosHistory.Verdict v = ChaosHistory.check(rows, business, log);
             v.examples().forEach(e -> Fmt.line("EXAMPLE " + e));
             long rolledBack = reported("rolled_back");
             long failedWrites = reported("failed");
-            Flowing flowing = Flowing.of(kills, log);
+            KillToFlowing flowing = KillToFlowing.of(kills, log);
             int killCount = kills.size();
             long duplicatesMax = (long) killCount * o.positiveInt("batch");
             Fmt.line("VERIFY committed=" + v.committed() + " deliveries=" + v.deliveries() + " mismatched=" + v.mismatched()
@@ -419,41 +371,6 @@ final class ChaosBench implements Command {
                 }
             }
             return sum;
-        }
-
-        /**
-         * Kill to flowing again: per kill, until every event the killed relay held leased was delivered after
-         * the kill (by the relay that took its lease over; the killed one may have sent it already).
-         */
-        private record Flowing(int measured, long p50, long max) {
-            static Flowing of(List<KillRecord> kills, List<DeliveryLog.Delivery> log) {
-                Map<String, List<Long>> deliveries = new HashMap<>();
-                for (DeliveryLog.Delivery d : log) {
-                    deliveries.computeIfAbsent(d.eventNo(), k -> new ArrayList<>()).add(d.receivedMs());
-                }
-                List<Long> times = new ArrayList<>();
-                for (KillRecord k : kills) {
-                    if (k.leased() == null || k.leased().isEmpty()) {
-                        continue; // the database was down, or the relay held nothing
-                    }
-                    long last = -1;
-                    for (String e : k.leased()) {
-                        long after = deliveries.getOrDefault(e, List.of()).stream().mapToLong(Long::longValue)
-                                .filter(t -> t >= k.atMs()).min().orElse(-1);
-                        if (after < 0) {
-                            last = -1;
-                            break; // not delivered after the kill: lost, or sent by the killed relay and then recorded
-                        }
-                        last = Math.max(last, after);
-                    }
-                    if (last >= 0) {
-                        times.add(last - k.atMs());
-                    }
-                }
-                times.sort(Comparator.naturalOrder());
-                return times.isEmpty() ? new Flowing(0, -1, -1)
-                        : new Flowing(times.size(), times.get(times.size() / 2), times.get(times.size() - 1));
-            }
         }
 
         synchronized void close() {

@@ -56,7 +56,8 @@ public final class ChaosProducer {
         long skew = Long.parseLong(o.string("skew-ms"));
         Clock clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(skew));
         try (HikariDataSource pool = ChaosRole.pool("chaos-producer-" + producer, o.string("url"), o.string("user"), 2)) {
-            Postbox postbox = Postbox.builder(pool).dialect(dialect(o.string("dialect"))).clock(clock).nodeId(producer)
+            // no nodeId: each process writes with Postbox's defaults, as an application instance would
+            Postbox postbox = Postbox.builder(pool).dialect(dialect(o.string("dialect"))).clock(clock)
                     .source("chaos-producer-" + producer).build();
             System.out.println(ChaosRole.READY);
             System.out.flush();

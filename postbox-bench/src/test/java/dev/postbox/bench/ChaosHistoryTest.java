@@ -132,4 +132,16 @@ class ChaosHistoryTest {
         assertThat(ChaosPayload.parse(p.json())).isEqualTo(p);
         assertThat(ChaosPayload.parse("{\"seq\": 42, \"rollback\": true, \"producer\": 2, \"aggregate\": \"A7\"}")).isEqualTo(p);
     }
+
+    @Test
+    void killToFlowingRunsUntilEveryEventTheKilledRelayHeldIsDeliveredAgain() {
+        deliver("e1", "A", 1, false);   // t=0: sent by the relay about to be killed
+        deliver("x", "B", 1, false);    // t=1
+        deliver("e2", "A", 2, false);   // t=2
+        deliver("e1", "A", 1, false);   // t=3: sent again by the relay that took the lease over
+        KillToFlowing f = KillToFlowing.of(List.of(new KillToFlowing.Kill(1, "relay-0-1", List.of("e1", "e2")),
+                new KillToFlowing.Kill(2, "relay-1-1", List.of()),            // held nothing
+                new KillToFlowing.Kill(2, "relay-0-2", null)), log);         // database down: not measured
+        assertThat(f).isEqualTo(new KillToFlowing(1, 2, 2));
+    }
 }
