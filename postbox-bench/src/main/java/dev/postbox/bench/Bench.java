@@ -5,14 +5,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code scripts/bench <drain|latency|steady> [--option value ...]}: runs one scenario on a throw-away
- * database and prints, on stdout, {@code PARAMS}, the database, the {@code CEILING} measured in the same
+ * {@code scripts/bench <drain|latency|steady|chaos> [--option value ...]}: runs one scenario on a throw-away
+ * database (chaos: on a private database server it starts and crashes) and prints, on stdout, {@code PARAMS}, the database, the {@code CEILING} measured in the same
  * run, progress, and last the {@code RESULT} line. Logs go to stderr. Exit code 0 when every check
  * passed, 1 when a check failed or the run broke, 2 for a bad command line.
  */
 public final class Bench {
 
-    private static final List<Scenario> SCENARIOS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench());
+    private static final List<Command> COMMANDS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench(),
+            new ChaosBench());
 
     private Bench() {
     }
@@ -33,39 +34,36 @@ public final class Bench {
         System.exit(code);
     }
 
+    /** The core revision measured (set by scripts/bench), printed on the DB line. */
+    static String revision() {
+        return System.getProperty("postbox.bench.revision", "?");
+    }
+
     private static int run(String[] args) throws Exception {
         if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
             System.out.println(usage());
             return args.length == 0 ? 2 : 0;
         }
-        Scenario scenario = SCENARIOS.stream().filter(s -> s.name().equals(args[0])).findFirst()
+        Command command = COMMANDS.stream().filter(s -> s.name().equals(args[0])).findFirst()
                 .orElseThrow(() -> new UsageException("unknown command '" + args[0] + "'"));
-        Options options = Options.parse(Arrays.asList(args).subList(1, args.length), scenario.defaults());
-        BenchDatabase.kind(options.string("db"));
-        scenario.validate(options);
-        Fmt.line("PARAMS scenario=" + scenario.name() + " " + options.describe());
-        Scenario.Outcome outcome;
-        try (BenchContext ctx = BenchContext.open(options.string("db"), scenario.poolSize(options),
-                scenario.notifications(options))) {
-            Fmt.line("DB kind=" + ctx.db.kind() + " name=" + ctx.db.name + " " + ctx.db.describe()
-                    + " core=" + System.getProperty("postbox.bench.revision", "?")
-                    + " notify_listen=" + (ctx.notifications && ctx.db.kind().equals("postgres")));
-            long others = ctx.db.otherSessions();
-            if (others > 0) {
-                Fmt.line("WARN " + others + " other client sessions are connected to the server: they may skew timings"
-                        + " and commit counts");
-            }
-            Ceiling.Result ceiling = Ceiling.measure(ctx.db);
-            Fmt.line(ceiling.toString());
-            outcome = scenario.run(ctx, options, ceiling);
-        }
-        Fmt.line(outcome.result());
+        Command.Outcome outcome = run(command, Arrays.asList(args).subList(1, args.length));
         return outcome.ok() ? 0 : 1;
+    }
+
+    /** Parses and validates {@code args}, prints PARAMS, runs {@code command} and prints its RESULT line. */
+    static Command.Outcome run(Command command, List<String> args) throws Exception {
+        Options options = Options.parse(args, command.defaults());
+        BenchDatabase.kind(options.string("db"));
+        command.validate(options);
+        Fmt.line("PARAMS scenario=" + command.name() + " " + options.describe());
+        Command.Outcome outcome = command.run(options);
+        Fmt.line(outcome.result());
+        return outcome;
     }
 
     private static String usage() {
         StringBuilder b = new StringBuilder("usage: scripts/bench <command> [--option value ...]\n");
-        for (Scenario s : SCENARIOS) {
+        for (Command s : COMMANDS) {
             b.append("  ").append(s.name());
             for (Map.Entry<String, String> e : s.defaults().entrySet()) {
                 b.append(" [--").append(e.getKey()).append(' ').append(e.getValue()).append(']');
@@ -75,6 +73,8 @@ public final class Bench {
         b.append("  --db postgres|mariadb|h2; --sink null|kafka|rabbitmq|nats|http (kafka: an in-process KRaft broker;"
                 + " rabbitmq, nats: the local services; http: a local JDK HttpServer);"
                 + " drain --history H first leaves H already-published rows;"
+                + " chaos: separate producer, relay and sink processes on a private database server, with relay kills,"
+                + " a database crash and a sink outage (--db postgres|mariadb);"
                 + " --wakeup off (polling only) | on (after-commit wakeRelays()) | notify (PostgreSQL NOTIFY/LISTEN)");
         return b.toString();
     }

@@ -7,8 +7,21 @@ import java.util.OptionalLong;
 /** A database {@code bench_*} on the MariaDB server (utf8mb4, binary collation, like the tests). */
 final class MariaDbBenchDatabase extends BenchDatabase {
 
-    private static final String SERVER = System.getProperty("postbox.bench.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/");
-    private static final String USER = System.getProperty("postbox.bench.mariadb.user", "root");
+    private final String server;
+    private final String user;
+
+    /** On the shared server ({@code postbox.bench.mariadb.url}, {@code postbox.bench.mariadb.user}). */
+    MariaDbBenchDatabase() {
+        this(System.getProperty("postbox.bench.mariadb.url", "jdbc:mariadb://127.0.0.1:3306/"),
+                System.getProperty("postbox.bench.mariadb.user", "root"));
+    }
+
+    /** On the server of {@code serverUrl}, e.g. a private one. */
+    MariaDbBenchDatabase(String serverUrl, String user) {
+        this.server = serverUrl;
+        this.user = user;
+    }
+
 
     @Override
     String kind() {
@@ -17,23 +30,23 @@ final class MariaDbBenchDatabase extends BenchDatabase {
 
     @Override
     String url() {
-        return SERVER + name;
+        return server + name;
     }
 
     @Override
     String user() {
-        return USER;
+        return user;
     }
 
     @Override
     void createDatabase() {
-        executeOn(SERVER, USER, "CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
+        executeOn(server, user, "CREATE DATABASE " + name + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
     }
 
     @Override
     void drop() {
         try {
-            executeOn(SERVER, USER, "DROP DATABASE IF EXISTS " + name);
+            executeOn(server, user, "DROP DATABASE IF EXISTS " + name);
         } catch (RuntimeException e) {
             System.err.println("WARN could not drop database " + name + ": " + e.getMessage());
         }

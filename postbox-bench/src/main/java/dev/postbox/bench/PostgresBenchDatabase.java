@@ -7,8 +7,21 @@ import java.util.OptionalLong;
 /** A schema {@code bench_*} in PostgreSQL database {@code test}, reached with {@code currentSchema}. */
 final class PostgresBenchDatabase extends BenchDatabase {
 
-    private static final String SERVER = System.getProperty("postbox.bench.pg.url", "jdbc:postgresql://127.0.0.1:5432/test");
-    private static final String USER = System.getProperty("postbox.bench.pg.user", "postgres");
+    private final String server;
+    private final String user;
+
+    /** On the shared server ({@code postbox.bench.pg.url}, {@code postbox.bench.pg.user}). */
+    PostgresBenchDatabase() {
+        this(System.getProperty("postbox.bench.pg.url", "jdbc:postgresql://127.0.0.1:5432/test"),
+                System.getProperty("postbox.bench.pg.user", "postgres"));
+    }
+
+    /** On the server of {@code serverUrl}, e.g. a private one. */
+    PostgresBenchDatabase(String serverUrl, String user) {
+        this.server = serverUrl;
+        this.user = user;
+    }
+
     private static final String APPLICATION_NAME = "postbox-bench";
 
     @Override
@@ -18,23 +31,23 @@ final class PostgresBenchDatabase extends BenchDatabase {
 
     @Override
     String url() {
-        return SERVER + (SERVER.contains("?") ? "&" : "?") + "currentSchema=" + name + "&ApplicationName=" + APPLICATION_NAME;
+        return server + (server.contains("?") ? "&" : "?") + "currentSchema=" + name + "&ApplicationName=" + APPLICATION_NAME;
     }
 
     @Override
     String user() {
-        return USER;
+        return user;
     }
 
     @Override
     void createDatabase() {
-        executeOn(url(), USER, "CREATE SCHEMA " + name);
+        executeOn(url(), user, "CREATE SCHEMA " + name);
     }
 
     @Override
     void drop() {
         try {
-            executeOn(url(), USER, "DROP SCHEMA IF EXISTS " + name + " CASCADE");
+            executeOn(url(), user, "DROP SCHEMA IF EXISTS " + name + " CASCADE");
         } catch (RuntimeException e) {
             System.err.println("WARN could not drop schema " + name + ": " + e.getMessage());
         }

@@ -1,22 +1,10 @@
 package dev.postbox.bench;
 
-import java.util.Map;
-
-/** One subcommand: its options with defaults, and the run that ends with the RESULT line. */
-interface Scenario {
-
-    /** What one run produced: the RESULT line, and whether every check passed (exit code 0). */
-    record Outcome(String result, boolean ok) {
-    }
-
-    String name();
-
-    /** Every option with its default, in the order PARAMS prints them. */
-    Map<String, String> defaults();
-
-    /** Checks option values before any database work. */
-    default void validate(Options options) {
-    }
+/**
+ * A subcommand that runs on a throw-away database of the shared services ({@link BenchContext}): prints
+ * the database and the {@code CEILING} measured in the same run, then runs.
+ */
+interface Scenario extends Command {
 
     /** Connections of the application's pool (producers). */
     int poolSize(Options options);
@@ -31,4 +19,21 @@ interface Scenario {
 
     /** Runs on a fresh database whose ceiling was just measured. */
     Outcome run(BenchContext ctx, Options options, Ceiling.Result ceiling) throws Exception;
+
+    @Override
+    default Outcome run(Options options) throws Exception {
+        try (BenchContext ctx = BenchContext.open(options.string("db"), poolSize(options), notifications(options))) {
+            Fmt.line("DB kind=" + ctx.db.kind() + " name=" + ctx.db.name + " " + ctx.db.describe()
+                    + " core=" + Bench.revision()
+                    + " notify_listen=" + (ctx.notifications && ctx.db.kind().equals("postgres")));
+            long others = ctx.db.otherSessions();
+            if (others > 0) {
+                Fmt.line("WARN " + others + " other client sessions are connected to the server: they may skew timings"
+                        + " and commit counts");
+            }
+            Ceiling.Result ceiling = Ceiling.measure(ctx.db);
+            Fmt.line(ceiling.toString());
+            return run(ctx, options, ceiling);
+        }
+    }
 }
