@@ -254,21 +254,42 @@ public final class Postbox {
             } else if (nodeId != null) {
                 throw new ValidationException("nodeId", "cannot be combined with a custom idGenerator");
             }
-            Dialect d = dialect != null ? dialect : detect();
+            Dialect d;
+            long maxStatementBytes;
+            try (Connection c = dataSource.getConnection()) {
+                d = dialect != null ? dialect : detect(c);
+                maxStatementBytes = d.maxStatementBytes(c);
+            } catch (SQLException e) {
+                throw new PostboxSqlException("detecting the database dialect and its limits", e);
+            }
+            checkStatementLimit(maxStatementBytes);
             return new Postbox(new Settings(dataSource, d, tables, clock, idGenerator, maxPayloadBytes,
-                    maxHeadersBytes, source, notifyOnWrite && d == Dialect.POSTGRESQL, new dev.postbox.internal.WakeUps()));
+                    maxHeadersBytes, source, notifyOnWrite && d == Dialect.POSTGRESQL, new dev.postbox.internal.WakeUps(),
+                    maxStatementBytes));
         }
 
-        private Dialect detect() {
-            try (Connection c = dataSource.getConnection()) {
-                Dialect d = Dialect.detect(c);
-                var meta = c.getMetaData();
-                log.info("Postbox detected {} {} (dialect {})", meta.getDatabaseProductName(),
-                        meta.getDatabaseProductVersion(), d.name());
-                return d;
-            } catch (SQLException e) {
-                throw new PostboxSqlException("detecting the database dialect", e);
+        /**
+         * One event must fit one statement: MySQL/MariaDB close the connection (and the caller's business
+         * transaction with it) on a statement above {@code max_allowed_packet}.
+         */
+        private void checkStatementLimit(long maxStatementBytes) {
+            long needed = Settings.statementBytes(maxPayloadBytes, maxHeadersBytes);
+            if (needed > maxStatementBytes) {
+                throw new ValidationException("maxPayloadBytes", "with maxHeadersBytes=" + maxHeadersBytes
+                        + ", an event of maxPayloadBytes=" + maxPayloadBytes + " needs a statement of up to " + needed
+                        + " bytes (payload and headers escaped, up to twice their size, plus the other columns), but the"
+                        + " server's max_allowed_packet is " + maxStatementBytes + " bytes: lower maxPayloadBytes to at most "
+                        + Math.max(0, (maxStatementBytes - Settings.ROW_OVERHEAD_BYTES) / 2 - maxHeadersBytes)
+                        + " or raise max_allowed_packet");
             }
+        }
+
+        private static Dialect detect(Connection c) throws SQLException {
+            Dialect d = Dialect.detect(c);
+            var meta = c.getMetaData();
+            log.info("Postbox detected {} {} (dialect {})", meta.getDatabaseProductName(),
+                    meta.getDatabaseProductVersion(), d.name());
+            return d;
         }
     }
 }
