@@ -119,6 +119,11 @@ public final class Check {
         return value;
     }
 
+    /** {@link #json(Dialect, String, String, int)} checking only the JSON syntax, on no particular database. */
+    public static String json(String field, String value, int maxBytes) {
+        return json(null, field, value, maxBytes);
+    }
+
     /** Index of the first unpaired UTF-16 surrogate, or -1. */
     static int loneSurrogate(CharSequence s) {
         for (int i = 0, n = s.length(); i < n; i++) {

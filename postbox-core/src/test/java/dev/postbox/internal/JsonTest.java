@@ -65,4 +65,21 @@ class JsonTest {
         assertThat(Check.clip("x".repeat(20), 10)).hasSize(10).endsWith("…");
         assertThat(Check.clip(null, 10)).isNull();
     }
+
+    @Test
+    void clipMakesTextStorableOnEveryDatabase() {
+        assertThat(Check.clip("503: bad\0body", 100)).isEqualTo("503: bad\uFFFDbody");
+        assertThat(Check.clip("a\u0001b\u001b[0m\u007f", 100)).isEqualTo("a\uFFFDb\uFFFD[0m\uFFFD");
+        assertThat(Check.clip("kept:\tone\r\ntwo", 100)).isEqualTo("kept:\tone\r\ntwo");
+        assertThat(Check.clip("cut \uD83D|\uDE00 half", 100)).isEqualTo("cut \uFFFD|\uFFFD half");
+        assertThat(Check.clip("pair \uD83D\uDE00 kept", 100)).isEqualTo("pair \uD83D\uDE00 kept");
+        assertThat(Check.storable("\0", 100)).isEqualTo("\uFFFD");
+    }
+
+    @Test
+    void clipNeverCutsAnEmojiInHalf() {
+        String clipped = Check.clip("ab" + "\uD83D\uDE00".repeat(10), 6);
+        assertThat(clipped).isEqualTo("ab\uD83D\uDE00…");
+        assertThat(clipped.length()).isLessThanOrEqualTo(6);
+    }
 }
