@@ -3,6 +3,7 @@ package dev.postbox.outbox;
 import dev.postbox.Postbox;
 import dev.postbox.ValidationException;
 import dev.postbox.message.MessageEvent;
+import dev.postbox.outbox.TextCases.TextCase;
 import dev.postbox.testing.DatabaseContract;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -150,14 +151,6 @@ public abstract class BadInputContract extends DatabaseContract {
                                java.util.function.Function<R, String> get) {
     }
 
-    /** A value for a field, and the refusal expected (null: stored and read back equal). */
-    record TextCase(String target, String field, String what, String value, String refusal) {
-        @Override
-        public String toString() {
-            return target + "." + field + ": " + what + (refusal == null ? " is stored exactly" : " is refused (" + refusal + ")");
-        }
-    }
-
     private static final List<Field<OutboxEvent.Builder, OutboxRecord>> OUTBOX_FIELDS = List.of(
             new Field<>("eventNo", 64, true, OutboxEvent.Builder::eventNo, OutboxRecord::eventNo),
             new Field<>("aggregateType", 64, true, OutboxEvent.Builder::aggregateType, OutboxRecord::aggregateType),
@@ -181,35 +174,14 @@ public abstract class BadInputContract extends DatabaseContract {
             new Field<>("traceId", 128, false, MessageEvent.Builder::traceId, dev.postbox.message.MessageRecord::traceId),
             new Field<>("remark", 500, false, MessageEvent.Builder::remark, dev.postbox.message.MessageRecord::remark));
 
-    private static final String EMOJI = "\uD83D\uDE00";
+    private static final String EMOJI = TextCases.EMOJI;
 
-    /** Whether this database counts VARCHAR lengths in UTF-16 code units (an emoji counts 2). */
     private boolean countsUtf16() {
         return db.kind().equals("h2");
     }
 
-    /** The cases of one field, for this database. */
     private Stream<TextCase> cases(String target, String field, int max, boolean key) {
-        List<TextCase> cases = new java.util.ArrayList<>();
-        cases.add(new TextCase(target, field, "lone high surrogate", "X\uD83D", "unpaired surrogate at index 1"));
-        cases.add(new TextCase(target, field, "lone low surrogate", "X\uDE00Y", "unpaired surrogate at index 1"));
-        cases.add(new TextCase(target, field, "surrogate pair cut by substring", (EMOJI + EMOJI).substring(0, 3),
-                "unpaired surrogate at index 2"));
-        cases.add(new TextCase(target, field, "NUL", "X\0Y", "NUL"));
-        cases.add(new TextCase(target, field, "control characters", "X\u0001\u001b[0m\u007fY", null));
-        cases.add(new TextCase(target, field, "tab and line breaks inside", "X\tY\r\nZ", null));
-        cases.add(new TextCase(target, field, "trailing space", "O-1 ", key ? "must not start or end with whitespace" : null));
-        cases.add(new TextCase(target, field, "leading space", " O-1", key ? "must not start or end with whitespace" : null));
-        cases.add(new TextCase(target, field, "accents and CJK", "Ünïcødé-注文-ß", null));
-        if (max != Integer.MAX_VALUE) {
-            int fit = countsUtf16() ? max / 2 : max;
-            cases.add(new TextCase(target, field, fit + " emoji (the limit)", EMOJI.repeat(fit), null));
-            cases.add(new TextCase(target, field, (fit + 1) + " emoji (one over)", EMOJI.repeat(fit + 1),
-                    "at most " + max + " characters"));
-            cases.add(new TextCase(target, field, "one over, counted as the column counts",
-                    EMOJI.repeat(fit + 1), "(was " + (countsUtf16() ? 2 * (fit + 1) : fit + 1) + ")"));
-        }
-        return cases.stream();
+        return TextCases.of(target, field, max, key, countsUtf16());
     }
 
     final Stream<TextCase> outboxTextCases() {
