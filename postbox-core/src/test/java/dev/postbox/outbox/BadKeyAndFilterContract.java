@@ -247,6 +247,15 @@ public abstract class BadKeyAndFilterContract extends DatabaseContract {
     }
 
     @Test
+    final void anInboxCleanupOlderThanForeverDeletesNothing() throws Exception {
+        inTx(c -> postbox.inbox().once(c, "inventory", "E-1", () -> { }));
+        assertThat(postbox.inbox().cleanup(Duration.ofSeconds(Long.MAX_VALUE), 100)).isZero();
+        assertThat(count(postbox.tables().consumeLog())).isEqualTo(1);
+        clock.advance(Duration.ofDays(1));
+        assertThat(postbox.inbox().cleanup(Duration.ofHours(1), 100)).isEqualTo(1);
+    }
+
+    @Test
     final void compensationsOnceAnswersAlreadyDoneAfterTheCallerReadTheLog() throws Exception {
         try (Connection caller = ds.getConnection()) {
             caller.setAutoCommit(false);
