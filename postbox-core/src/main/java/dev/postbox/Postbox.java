@@ -202,7 +202,11 @@ public final class Postbox {
             return this;
         }
 
-        /** Largest payload in UTF-8 bytes; default {@value PostboxDefaults#MAX_PAYLOAD_BYTES} (1 MiB). */
+        /**
+         * Largest payload in UTF-8 bytes; default {@value PostboxDefaults#MAX_PAYLOAD_BYTES} (1 MiB). On
+         * MySQL/MariaDB at most {@code (max_allowed_packet - 16 KiB) / 2 - maxHeadersBytes}, checked at
+         * {@link #build()}: a driver may double a payload when it escapes it.
+         */
         public Builder maxPayloadBytes(int maxPayloadBytes) {
             this.maxPayloadBytes = maxPayloadBytes;
             return this;
@@ -232,9 +236,12 @@ public final class Postbox {
         }
 
         /**
-         * Validates the settings, detects the dialect (one connection) and returns the frozen Postbox.
+         * Validates the settings, detects the dialect and reads the server's statement limit (one
+         * connection, also when the dialect is set) and returns the frozen Postbox.
          *
-         * @throws ValidationException naming the setting that is out of range
+         * @throws ValidationException naming the setting that is out of range, or {@code maxPayloadBytes}
+         *                             when an event of that size (with {@code maxHeadersBytes}) would not fit
+         *                             one statement of the server (MySQL/MariaDB {@code max_allowed_packet})
          */
         public Postbox build() {
             TableNames tables = new TableNames(tablePrefix);
