@@ -69,7 +69,7 @@ public final class Json {
                                     + dialect.name() + " refuses");
                         }
                     }
-                    case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> {
+                    case VALUE_NUMBER_FLOAT -> { // an exponent is what a database may not hold; integers are exact
                         if (dialect != null && !dialect.acceptsJsonNumber(parser.getText())) {
                             throw new ValidationException(field, "holds the number " + shorten(parser.getText())
                                     + " at " + location(parser) + ", out of the range a JSON column on "

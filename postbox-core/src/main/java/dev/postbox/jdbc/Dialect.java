@@ -90,7 +90,10 @@ public interface Dialect {
         return false;
     }
 
-    /** Whether a JSON column accepts the number literal {@code literal} (already valid JSON syntax). */
+    /**
+     * Whether a JSON column accepts the number literal {@code literal} (valid JSON syntax with a fraction
+     * or an exponent; plain integers are always accepted).
+     */
     default boolean acceptsJsonNumber(String literal) {
         return true;
     }
