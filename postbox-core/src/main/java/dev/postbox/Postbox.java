@@ -182,7 +182,11 @@ public final class Postbox {
             return this;
         }
 
-        /** Largest payload in UTF-8 bytes; default {@value PostboxDefaults#MAX_PAYLOAD_BYTES} (1 MiB). */
+        /**
+         * Largest payload in UTF-8 bytes; default {@value PostboxDefaults#MAX_PAYLOAD_BYTES} (1 MiB). On
+         * MySQL/MariaDB at most {@code (max_allowed_packet - 16 KiB) / 2 - maxHeadersBytes}, checked at
+         * {@link #build()}: a driver may double a payload when it escapes it.
+         */
         public Builder maxPayloadBytes(int maxPayloadBytes) {
             this.maxPayloadBytes = maxPayloadBytes;
             return this;
@@ -212,9 +216,12 @@ public final class Postbox {
         }
 
         /**
-         * Validates the settings, detects the dialect (one connection) and returns the frozen Postbox.
+         * Validates the settings, detects the dialect and reads the server's statement limit (one
+         * connection, also when the dialect is set) and returns the frozen Postbox.
          *
-         * @throws ValidationException naming the setting that is out of range
+         * @throws ValidationException naming the setting that is out of range, or {@code maxPayloadBytes}
+         *                             when an event of that size (with {@code maxHeadersBytes}) would not fit
+         *                             one statement of the server (MySQL/MariaDB {@code max_allowed_packet})
          */
         public Postbox build() {
             TableNames tables = new TableNames(tablePrefix);
@@ -223,21 +230,42 @@ public final class Postbox {
             if (source != null) {
                 Check.key("source", source, 64);
             }
-            Dialect d = dialect != null ? dialect : detect();
+            Dialect d;
+            long maxStatementBytes;
+            try (Connection c = dataSource.getConnection()) {
+                d = dialect != null ? dialect : detect(c);
+                maxStatementBytes = d.maxStatementBytes(c);
+            } catch (SQLException e) {
+                throw new PostboxSqlException("detecting the database dialect and its limits", e);
+            }
+            checkStatementLimit(maxStatementBytes);
             return new Postbox(new Settings(dataSource, d, tables, clock, maxPayloadBytes,
-                    maxHeadersBytes, source, notifyOnWrite && d == Dialect.POSTGRESQL, new dev.postbox.internal.WakeUps()));
+                    maxHeadersBytes, source, notifyOnWrite && d == Dialect.POSTGRESQL, new dev.postbox.internal.WakeUps(),
+                    maxStatementBytes));
         }
 
-        private Dialect detect() {
-            try (Connection c = dataSource.getConnection()) {
-                Dialect d = Dialect.detect(c);
-                var meta = c.getMetaData();
-                log.info("Postbox detected {} {} (dialect {})", meta.getDatabaseProductName(),
-                        meta.getDatabaseProductVersion(), d.name());
-                return d;
-            } catch (SQLException e) {
-                throw new PostboxSqlException("detecting the database dialect", e);
+        /**
+         * One event must fit one statement: MySQL/MariaDB close the connection (and the caller's business
+         * transaction with it) on a statement above {@code max_allowed_packet}.
+         */
+        private void checkStatementLimit(long maxStatementBytes) {
+            long needed = Settings.statementBytes(maxPayloadBytes, maxHeadersBytes);
+            if (needed > maxStatementBytes) {
+                throw new ValidationException("maxPayloadBytes", "with maxHeadersBytes=" + maxHeadersBytes
+                        + ", an event of maxPayloadBytes=" + maxPayloadBytes + " needs a statement of up to " + needed
+                        + " bytes (payload and headers escaped, up to twice their size, plus the other columns), but the"
+                        + " server's max_allowed_packet is " + maxStatementBytes + " bytes: lower maxPayloadBytes to at most "
+                        + Math.max(0, (maxStatementBytes - Settings.ROW_OVERHEAD_BYTES) / 2 - maxHeadersBytes)
+                        + " or raise max_allowed_packet");
             }
+        }
+
+        private static Dialect detect(Connection c) throws SQLException {
+            Dialect d = Dialect.detect(c);
+            var meta = c.getMetaData();
+            log.info("Postbox detected {} {} (dialect {})", meta.getDatabaseProductName(),
+                    meta.getDatabaseProductVersion(), d.name());
+            return d;
         }
     }
 }

@@ -65,7 +65,7 @@ final class JdbcAdmin implements Admin {
     }
 
     private boolean one(Action action, String eventNo, String actor, String reason) {
-        Check.required("eventNo", eventNo, 64);
+        Check.required(s.dialect(), "eventNo", eventNo, 64);
         checkWho(actor, reason);
         String sql = "SELECT id, event_no, publish_status FROM " + s.tables().outbox()
                 + " WHERE event_no = ? AND deleted = 0 AND publish_status IN (" + codes(action.from) + ") FOR UPDATE";
@@ -77,6 +77,9 @@ final class JdbcAdmin implements Admin {
             throw new ValidationException("filter", "is required");
         }
         checkWho(actor, reason);
+        Check.optional(s.dialect(), "filter.topic", f.topic(), 128);
+        Check.optional(s.dialect(), "filter.eventType", f.eventType(), 64);
+        Check.optional(s.dialect(), "filter.aggregateType", f.aggregateType(), 64);
         Set<OutboxStatus> statuses = f.statuses().isEmpty() ? action.from : f.statuses();
         for (OutboxStatus st : statuses) {
             if (!action.from.contains(st)) {
@@ -171,9 +174,9 @@ final class JdbcAdmin implements Admin {
         return targets;
     }
 
-    private static void checkWho(String actor, String reason) {
-        Check.required("actor", actor, 128);
-        Check.required("reason", reason, 500);
+    private void checkWho(String actor, String reason) {
+        Check.required(s.dialect(), "actor", actor, 128);
+        Check.required(s.dialect(), "reason", reason, 500);
     }
 
     private static String codes(Set<OutboxStatus> statuses) {

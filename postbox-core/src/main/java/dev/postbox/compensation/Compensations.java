@@ -31,13 +31,17 @@ public interface Compensations {
     /**
      * Runs {@code action} for ({@code bizType}, {@code bizKey}, {@code actionType}) unless that compensation
      * is already DONE, or has FAILED {@code maxAttempts} times. A concurrent call for the same key waits for
-     * the first one's transaction and then sees its outcome. If the action throws, its changes are rolled
-     * back to a savepoint, the failure is recorded and FAILED is returned (the exception is not rethrown);
-     * commit to keep the record. Never commits.
+     * the first one's transaction and then sees its outcome, also when the caller's transaction read the log
+     * before (MySQL's REPEATABLE READ: the existing row is read with a locking read). If the action throws,
+     * its changes are rolled back to a savepoint, the failure is recorded (its text made storable: NUL,
+     * control characters and unpaired surrogates become U+FFFD, clipped to 1,000) and FAILED is returned
+     * (the exception is not rethrown); commit to keep the record. Never commits.
      *
      * @param bizType     e.g. {@code ORDER}; at most 64 characters
      * @param bizKey      e.g. the order number; at most 64 characters
-     * @param actionType  e.g. {@code TIMEOUT_CANCEL}; at most 64 characters
+     * @param actionType  e.g. {@code TIMEOUT_CANCEL}; at most 64 characters. The three keys are refused
+     *                    (ValidationException) with a NUL, an unpaired surrogate or leading/trailing
+     *                    whitespace, and counted as the column counts (see OutboxEvent)
      * @param maxAttempts 1..1000
      * @throws dev.postbox.ValidationException          bad key or limit, before any SQL
      * @throws dev.postbox.TransactionRequiredException the connection is in auto-commit mode

@@ -35,6 +35,7 @@ final class JdbcCompensations implements Compensations {
     private final String table;
     private final InsertIfAbsent insert;
     private final String selectSql;
+    private final String lockingSelectSql;
     private final String retakeSql;
     private final String finishSql;
 
@@ -48,6 +49,10 @@ final class JdbcCompensations implements Compensations {
         String byKey = " WHERE biz_type = ? AND biz_key = ? AND action_type = ?";
         this.selectSql = "SELECT id, biz_type, biz_key, action_type, compensate_status, attempts, last_error, create_time,"
                 + " update_time FROM " + table + byKey;
+        // After a duplicate key the row exists but may be newer than the caller's snapshot (MySQL's
+        // REPEATABLE READ, when the caller's transaction read before): a locking read sees the latest
+        // committed version.
+        this.lockingSelectSql = selectSql + " FOR UPDATE";
         this.retakeSql = "UPDATE " + table + " SET compensate_status = 'RUNNING', attempts = attempts + 1, update_time = ?"
                 + byKey + " AND compensate_status = 'FAILED' AND attempts < ?";
         this.finishSql = "UPDATE " + table + " SET compensate_status = ?, last_error = COALESCE(?, last_error), update_time = ?"
@@ -64,8 +69,7 @@ final class JdbcCompensations implements Compensations {
     public <T> CompensationResult<T> once(Connection connection, String bizType, String bizKey, String actionType,
                                           int maxAttempts, Action<T> action) {
         Objects.requireNonNull(connection, "connection");
-        Key key = new Key(Check.key("bizType", bizType, 64), Check.key("bizKey", bizKey, 64),
-                Check.key("actionType", actionType, 64));
+        Key key = key(bizType, bizKey, actionType);
         Check.range("maxAttempts", maxAttempts, 1, 1000);
         Objects.requireNonNull(action, "action");
         String what = "compensation " + key;
@@ -84,19 +88,19 @@ final class JdbcCompensations implements Compensations {
             if (inserted) {
                 attempts = 1;
             } else {
-                CompensationRecord existing = select(connection, key).orElseThrow(() ->
+                CompensationRecord existing = select(connection, key, lockingSelectSql).orElseThrow(() ->
                         new IllegalStateException(what + ": duplicate key reported but no row found"));
                 if (existing.status() == CompensationStatus.DONE) {
                     return new CompensationResult<>(CompensationResult.Outcome.ALREADY_DONE, null, existing.attempts(), null);
                 }
                 if (!retake(connection, key, maxAttempts, now)) {
                     // another caller finished it meanwhile, or the attempts are used up
-                    CompensationRecord latest = select(connection, key).orElseThrow();
+                    CompensationRecord latest = select(connection, key, lockingSelectSql).orElseThrow();
                     CompensationResult.Outcome outcome = latest.status() == CompensationStatus.DONE
                             ? CompensationResult.Outcome.ALREADY_DONE : CompensationResult.Outcome.GAVE_UP;
                     return new CompensationResult<>(outcome, null, latest.attempts(), null);
                 }
-                attempts = select(connection, key).orElseThrow().attempts();
+                attempts = select(connection, key, lockingSelectSql).orElseThrow().attempts();
             }
             savepoint = connection.setSavepoint();
         } catch (SQLException e) {
@@ -152,8 +156,8 @@ final class JdbcCompensations implements Compensations {
         ps.setString(index + 2, key.actionType());
     }
 
-    private Optional<CompensationRecord> select(Connection c, Key key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(selectSql)) {
+    private Optional<CompensationRecord> select(Connection c, Key key, String sql) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             bindKey(ps, 1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -167,12 +171,16 @@ final class JdbcCompensations implements Compensations {
         }
     }
 
+    private Key key(String bizType, String bizKey, String actionType) {
+        return new Key(Check.key(dialect, "bizType", bizType, 64), Check.key(dialect, "bizKey", bizKey, 64),
+                Check.key(dialect, "actionType", actionType, 64));
+    }
+
     @Override
     public Optional<CompensationRecord> find(String bizType, String bizKey, String actionType) {
-        Key key = new Key(Check.key("bizType", bizType, 64), Check.key("bizKey", bizKey, 64),
-                Check.key("actionType", actionType, 64));
+        Key key = key(bizType, bizKey, actionType);
         try (Connection c = settings.dataSource().getConnection()) {
-            return select(c, key);
+            return select(c, key, selectSql);
         } catch (SQLException e) {
             throw new PostboxSqlException("reading compensation " + key, e);
         }

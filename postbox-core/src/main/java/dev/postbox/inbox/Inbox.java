@@ -42,7 +42,9 @@ public interface Inbox {
      * Never commits: the caller commits the work and its log row together.
      *
      * @param consumer a stable name of the consuming service or handler, at most 128 characters
-     * @param eventNo  the event's idempotency key ({@code event_no} of the envelope), at most 64 characters
+     * @param eventNo  the event's idempotency key ({@code event_no} of the envelope), at most 64 characters.
+     *                 Both keys are refused (ValidationException) with a NUL, an unpaired surrogate or
+     *                 leading/trailing whitespace, and counted as the column counts (see OutboxEvent)
      * @throws dev.postbox.ValidationException          bad consumer or eventNo, before any SQL
      * @throws dev.postbox.TransactionRequiredException the connection is in auto-commit mode
      * @throws dev.postbox.PostboxSqlException           the database refused the insert; with SQLState class 40

@@ -46,8 +46,8 @@ final class JdbcInbox implements Inbox {
     @Override
     public <T> InboxResult<T> once(Connection connection, String consumer, String eventNo, Work<T> work) {
         Objects.requireNonNull(connection, "connection");
-        Check.key("consumer", consumer, 128);
-        Check.key("eventNo", eventNo, 64);
+        Check.key(settings.dialect(), "consumer", consumer, 128);
+        Check.key(settings.dialect(), "eventNo", eventNo, 64);
         Objects.requireNonNull(work, "work");
         String what = "inbox of consumer '" + consumer + "' for event " + eventNo;
         Savepoint savepoint;

@@ -40,7 +40,7 @@ public final class BatchDelete {
             throw new ValidationException("olderThan", "must be zero or a positive duration (was " + olderThan + ")");
         }
         Check.range("batchSize", batchSize, 1, MAX_BATCH_SIZE);
-        Instant cutoff = settings.now().minus(olderThan);
+        Instant cutoff = Instants.minus(settings.now(), olderThan);
         DataSource ds = settings.dataSource();
         long total = 0;
         try (Connection c = ds.getConnection()) {

@@ -15,10 +15,12 @@ import java.time.temporal.ChronoUnit;
  * @param notifyOnWrite on PostgreSQL, whether a write also sends one NOTIFY (delivered at commit) that
  *                      wakes listening relays
  * @param wakeUps       the relays of this Postbox running in this JVM
+ * @param maxStatementBytes largest SQL statement the server accepts ({@link Dialect#maxStatementBytes}),
+ *                      read at build; multi-row inserts are split to stay under it
  */
 public record Settings(DataSource dataSource, Dialect dialect, TableNames tables, Clock clock,
                        int maxPayloadBytes, int maxHeadersBytes, String defaultSource, boolean notifyOnWrite,
-                       WakeUps wakeUps) {
+                       WakeUps wakeUps, long maxStatementBytes) {
 
     /**
      * SQL for the PostgreSQL NOTIFY channel of the outbox table as the session sees it (one parameter: the
@@ -29,6 +31,20 @@ public record Settings(DataSource dataSource, Dialect dialect, TableNames tables
      */
     public static final String NOTIFY_CHANNEL_SQL =
             "'postbox_' || left(md5(coalesce(current_schema(), '') || '.' || ?), 16)";
+
+    /**
+     * Bytes one row's other columns (keys, topic, remark, ... at 4 bytes a character, escaped) and the SQL
+     * text take at most in an INSERT statement.
+     */
+    public static final int ROW_OVERHEAD_BYTES = 16 * 1024;
+
+    /**
+     * Largest size of one row in an INSERT sent as text: payload and headers may double when the driver
+     * escapes quotes and backslashes.
+     */
+    public static long statementBytes(long payloadBytes, long headersBytes) {
+        return 2 * (payloadBytes + headersBytes) + ROW_OVERHEAD_BYTES;
+    }
 
     /** The current time at the millisecond precision the time columns store. */
     public Instant now() {

@@ -39,8 +39,72 @@ public interface Dialect {
     /** Binds a JSON document (or null) to a parameter written with {@link #jsonParameter()}. */
     void bindJson(PreparedStatement ps, int index, String json) throws SQLException;
 
-    /** Binds an instant (or null) to a time column. */
+    /**
+     * Binds an instant (or null) to a time column. An instant outside {@link #earliestTime()} ..
+     * {@link #latestTime()} is bound as the nearest of the two, so that a far-future retry time or an
+     * {@link Instant#MAX} filter bound is stored or compared as "as late as the column goes".
+     */
     void bindTime(PreparedStatement ps, int index, Instant instant) throws SQLException;
+
+    /** Latest instant a time column holds, at millisecond precision. */
+    Instant latestTime();
+
+    /** Earliest instant a time column holds. */
+    Instant earliestTime();
+
+    /** {@code instant} moved into {@link #earliestTime()} .. {@link #latestTime()}; null stays null. */
+    default Instant storableTime(Instant instant) {
+        if (instant == null) {
+            return null;
+        }
+        if (instant.isAfter(latestTime())) {
+            return latestTime();
+        }
+        return instant.isBefore(earliestTime()) ? earliestTime() : instant;
+    }
+
+    /**
+     * Length of {@code text} as this database counts it against a {@code VARCHAR(n)} column: Unicode code
+     * points on PostgreSQL and MySQL/MariaDB (utf8mb4), where an emoji counts once. {@code text} holds no
+     * unpaired surrogates (those are refused before).
+     */
+    default int textLength(String text) {
+        return text.codePointCount(0, text.length());
+    }
+
+    /** How {@link #textLength} counts, for error messages: "characters" or a more exact phrase. */
+    default String textLengthUnit() {
+        return "characters";
+    }
+
+    /**
+     * Deepest nesting of JSON arrays and objects a JSON column accepts (a top-level array counts 1).
+     * Default 1000, the parser's own limit; MariaDB refuses 32 and more.
+     */
+    default int maxJsonDepth() {
+        return 1000;
+    }
+
+    /** Whether a JSON column accepts an escaped unpaired surrogate such as {@code "\\ud800"}. */
+    default boolean acceptsJsonLoneSurrogateEscapes() {
+        return false;
+    }
+
+    /**
+     * Whether a JSON column accepts the number literal {@code literal} (valid JSON syntax with a fraction
+     * or an exponent; plain integers are always accepted).
+     */
+    default boolean acceptsJsonNumber(String literal) {
+        return true;
+    }
+
+    /**
+     * Largest SQL statement in bytes the server behind {@code connection} accepts, or
+     * {@link Long#MAX_VALUE} when the database sets no such limit (MySQL/MariaDB: {@code max_allowed_packet}).
+     */
+    default long maxStatementBytes(Connection connection) throws SQLException {
+        return Long.MAX_VALUE;
+    }
 
     /** Reads an instant (or null) from a time column. */
     Instant readTime(ResultSet rs, String column) throws SQLException;

@@ -14,6 +14,9 @@ import java.time.ZoneOffset;
  */
 final class H2Dialect implements Dialect {
 
+    private static final Instant EARLIEST = Instant.parse("-999999999-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("+999999999-12-31T23:59:59.999Z");
+
     @Override
     public String name() {
         return "h2";
@@ -38,7 +41,39 @@ final class H2Dialect implements Dialect {
         if (instant == null) {
             ps.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
         } else {
-            ps.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+            ps.setObject(index, OffsetDateTime.ofInstant(storableTime(instant), ZoneOffset.UTC));
+        }
+    }
+
+    @Override
+    public Instant latestTime() {
+        return LATEST;
+    }
+
+    @Override
+    public Instant earliestTime() {
+        return EARLIEST;
+    }
+
+    /** H2 holds strings as Java strings: VARCHAR(n) counts UTF-16 code units, so an emoji counts twice. */
+    @Override
+    public int textLength(String text) {
+        return text.length();
+    }
+
+    @Override
+    public String textLengthUnit() {
+        return "characters (UTF-16 code units, as H2 counts them: an emoji counts 2)";
+    }
+
+    /** H2 reads JSON numbers as BigDecimal, whose scale is an int: {@code 1e2147483648} is refused. */
+    @Override
+    public boolean acceptsJsonNumber(String literal) {
+        try {
+            new java.math.BigDecimal(literal);
+            return true;
+        } catch (NumberFormatException | ArithmeticException e) {
+            return false;
         }
     }
 

@@ -16,6 +16,11 @@ import java.time.ZoneOffset;
 final class MySqlDialect implements Dialect {
 
     private static final int ER_DUP_ENTRY = 1062;
+    /** DATETIME's range. */
+    private static final Instant EARLIEST = Instant.parse("1000-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
+    /** MariaDB's JSON_VALID refuses 32 levels of nesting (MySQL 8 allows 100). */
+    private static final int MAX_JSON_DEPTH = 31;
 
     @Override
     public String name() {
@@ -36,7 +41,29 @@ final class MySqlDialect implements Dialect {
         if (instant == null) {
             ps.setNull(index, Types.TIMESTAMP);
         } else {
-            ps.setObject(index, LocalDateTime.ofInstant(instant, ZoneOffset.UTC));
+            ps.setObject(index, LocalDateTime.ofInstant(storableTime(instant), ZoneOffset.UTC));
+        }
+    }
+
+    @Override
+    public Instant latestTime() {
+        return LATEST;
+    }
+
+    @Override
+    public Instant earliestTime() {
+        return EARLIEST;
+    }
+
+    @Override
+    public int maxJsonDepth() {
+        return MAX_JSON_DEPTH;
+    }
+
+    @Override
+    public long maxStatementBytes(java.sql.Connection connection) throws SQLException {
+        try (var st = connection.createStatement(); var rs = st.executeQuery("SELECT @@max_allowed_packet")) {
+            return rs.next() ? rs.getLong(1) : Long.MAX_VALUE;
         }
     }
 

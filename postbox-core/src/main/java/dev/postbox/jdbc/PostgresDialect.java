@@ -8,8 +8,14 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 
-/** PostgreSQL: TIMESTAMPTZ instants, json/jsonb bound as untyped text, ON CONFLICT DO NOTHING. */
+/**
+ * PostgreSQL: TIMESTAMPTZ instants (up to the year 294276), json/jsonb bound as untyped text, ON CONFLICT
+ * DO NOTHING. The payload column is {@code json}, kept verbatim, so it takes any JSON the parser accepts.
+ */
 final class PostgresDialect implements Dialect {
+
+    private static final Instant EARLIEST = Instant.parse("-4712-01-01T00:00:00Z");
+    private static final Instant LATEST = Instant.parse("+294276-12-31T23:59:59.999Z");
 
     @Override
     public String name() {
@@ -31,8 +37,24 @@ final class PostgresDialect implements Dialect {
         if (instant == null) {
             ps.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
         } else {
-            ps.setObject(index, OffsetDateTime.ofInstant(instant, ZoneOffset.UTC));
+            ps.setObject(index, OffsetDateTime.ofInstant(storableTime(instant), ZoneOffset.UTC));
         }
+    }
+
+    @Override
+    public Instant latestTime() {
+        return LATEST;
+    }
+
+    @Override
+    public Instant earliestTime() {
+        return EARLIEST;
+    }
+
+    /** The payload is a {@code json} column, which stores the text as written. */
+    @Override
+    public boolean acceptsJsonLoneSurrogateEscapes() {
+        return true;
     }
 
     @Override

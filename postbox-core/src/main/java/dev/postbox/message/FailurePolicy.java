@@ -34,6 +34,6 @@ final class FailurePolicy {
                     : new WorkerStore.Failure(event, WorkerStore.Kind.DEAD, Check.clip(exhausted + reason, 1000), null, 1);
         }
         Duration delay = config.retryPolicies.getOrDefault(event.eventType(), config.retryPolicy).delay(failures);
-        return new WorkerStore.Failure(event, WorkerStore.Kind.RETRY, reason, now.plus(delay), 1);
+        return new WorkerStore.Failure(event, WorkerStore.Kind.RETRY, reason, dev.postbox.internal.Instants.plus(now, delay), 1);
     }
 }

@@ -123,7 +123,7 @@ final class JdbcMessageEvents implements MessageEvents {
         Instant now = settings.now();
         String clipped = Check.clip(reason, 1000);
         int retried = update(connection, "failure of message event " + id, retrySql, ps -> {
-            dialect.bindTime(ps, 1, now.plus(retryAfter));
+            dialect.bindTime(ps, 1, dev.postbox.internal.Instants.plus(now, retryAfter));
             ps.setString(2, clipped);
             dialect.bindTime(ps, 3, now);
             ps.setLong(4, id);
@@ -174,16 +174,17 @@ final class JdbcMessageEvents implements MessageEvents {
     }
 
     private Row validate(MessageEvent e) {
-        String eventNo = e.eventNo() == null ? UUID.randomUUID().toString() : Check.key("eventNo", e.eventNo(), 64);
-        Check.required("eventType", e.eventType(), 64);
-        Check.required("bizType", e.bizType(), 64);
-        Check.required("bizId", e.bizId(), 64);
-        String source = Check.required("source", e.source() != null ? e.source() : settings.defaultSource(), 64);
-        Check.json("payload", e.payload(), settings.maxPayloadBytes());
+        Dialect d = dialect;
+        String eventNo = e.eventNo() == null ? UUID.randomUUID().toString() : Check.key(d, "eventNo", e.eventNo(), 64);
+        Check.key(d, "eventType", e.eventType(), 64);
+        Check.key(d, "bizType", e.bizType(), 64);
+        Check.key(d, "bizId", e.bizId(), 64);
+        String source = Check.key(d, "source", e.source() != null ? e.source() : settings.defaultSource(), 64);
+        Check.json(d, "payload", e.payload(), settings.maxPayloadBytes());
         int maxRetries = e.maxRetries() == null ? PostboxDefaults.MESSAGE_MAX_RETRIES
                 : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
-        Check.optional("traceId", e.traceId(), 128);
-        Check.optional("remark", e.remark(), 500);
+        Check.optional(d, "traceId", e.traceId(), 128);
+        Check.optional(d, "remark", e.remark(), 500);
         return new Row(eventNo, e, source, maxRetries, settings.now());
     }
 

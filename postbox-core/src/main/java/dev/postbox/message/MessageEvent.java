@@ -4,6 +4,10 @@ package dev.postbox.message;
  * A message event to create in {@code biz_message_event} (seed 000): internal asynchronous work tied to
  * a business object. Immutable; built with {@link #builder()}; checked when created.
  *
+ * <p>Text rules as for {@link dev.postbox.outbox.OutboxEvent}: lengths as the column counts them, no NUL
+ * or unpaired surrogate; the keys ({@code eventNo}, {@code eventType}, {@code bizType}, {@code bizId},
+ * {@code source}) neither start nor end with whitespace.
+ *
  * @param eventNo    idempotency key, at most 64 characters; a random UUID when null
  * @param eventType  required, at most 64, e.g. {@code ORDER_CREATED}
  * @param bizType    required, at most 64, e.g. {@code ORDER}

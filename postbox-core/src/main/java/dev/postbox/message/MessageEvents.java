@@ -43,15 +43,23 @@ public interface MessageEvents {
 
     /**
      * Records a failed attempt of a PROCESSING event: {@code retry_count + 1} and {@code fail_reason}
-     * (clipped to 1,000 characters). If a retry is left, the event becomes FAILED, due after
-     * {@code retryAfter}; otherwise it becomes DEAD.
+     * (made storable: NUL and other control characters but tab and line breaks, and unpaired surrogates,
+     * become U+FFFD; clipped to 1,000 characters). If a retry is left, the event becomes FAILED, due after
+     * {@code retryAfter} (zero or positive; a retry time past what the column holds, such as after
+     * {@code Duration.ofSeconds(Long.MAX_VALUE)}, is stored as the latest time it holds: 9999-12-31 on
+     * MySQL/MariaDB); otherwise it becomes DEAD.
+     *
+     * @throws dev.postbox.ValidationException if {@code retryAfter} is null or negative
      */
     FailOutcome fail(Connection connection, long id, String reason, Duration retryAfter);
 
-    /** Records a failure that must not be retried: PROCESSING becomes DEAD at once. */
+    /** Records a failure that must not be retried: PROCESSING becomes DEAD at once; reason as in {@link #fail}. */
     FailOutcome failPermanently(Connection connection, long id, String reason);
 
-    /** PENDING or FAILED becomes CANCELLED with {@code reason}; false (and nothing changed) otherwise. */
+    /**
+     * PENDING or FAILED becomes CANCELLED with {@code reason} (made storable as in {@link #fail}); false
+     * (and nothing changed) otherwise.
+     */
     boolean cancel(Connection connection, long id, String reason);
 
     /** The JDBC implementation for frozen {@code settings}. Applications use {@code postbox.messages()}. */

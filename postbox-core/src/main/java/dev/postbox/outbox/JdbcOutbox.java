@@ -13,6 +13,7 @@ import dev.postbox.jdbc.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,7 +79,7 @@ final class JdbcOutbox implements Outbox {
             if (connection.getAutoCommit()) {
                 throw new TransactionRequiredException(what);
             }
-            long[] ids = insert.insert(connection, rows);
+            long[] ids = rows.size() == 1 ? insert.insert(connection, rows) : insertAllOrNothing(connection, rows);
             if (settings.notifyOnWrite() && anyInserted(ids)) {
                 notifyRelays(connection);
             }
@@ -93,6 +94,54 @@ final class JdbcOutbox implements Outbox {
         } catch (SQLException e) {
             throw new PostboxSqlException(what + " into " + settings.tables().outbox(), e);
         }
+    }
+
+    /**
+     * A batch takes several statements (chunks of {@value PostboxDefaults#WRITE_BATCH_ROWS} rows, fewer when
+     * the server's statement limit needs it); when the database refuses one, the rows the earlier ones
+     * inserted are undone with a savepoint, so the caller's transaction holds all of the batch or none,
+     * and stays usable (on PostgreSQL too, where a failed statement would otherwise abort it).
+     */
+    private long[] insertAllOrNothing(Connection connection, List<Row> rows) throws SQLException {
+        Savepoint savepoint = connection.setSavepoint();
+        long[] ids = new long[rows.size()];
+        try {
+            int from = 0;
+            while (from < rows.size()) {
+                int to = statementEnd(rows, from);
+                long[] part = insert.insert(connection, rows.subList(from, to));
+                System.arraycopy(part, 0, ids, from, part.length);
+                from = to;
+            }
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.rollback(savepoint);
+            } catch (SQLException gone) {
+                e.addSuppressed(gone); // e.g. a deadlock victim on MySQL: the whole transaction is gone already
+            }
+            throw e;
+        }
+        connection.releaseSavepoint(savepoint);
+        return ids;
+    }
+
+    /** End (exclusive) of the rows from {@code from} that fit one statement under the server's limit. */
+    private int statementEnd(List<Row> rows, int from) {
+        long limit = settings.maxStatementBytes();
+        int to = Math.min(rows.size(), from + PostboxDefaults.WRITE_BATCH_ROWS);
+        if (limit == Long.MAX_VALUE) {
+            return to;
+        }
+        long bytes = 0;
+        for (int i = from; i < to; i++) {
+            Row r = rows.get(i);
+            bytes += Settings.statementBytes(Check.utf8Length(r.event().payload()),
+                    r.headersJson() == null ? 0 : Check.utf8Length(r.headersJson()));
+            if (bytes > limit && i > from) {
+                return i;
+            }
+        }
+        return to;
     }
 
     private static boolean anyInserted(long[] ids) {
@@ -114,21 +163,22 @@ final class JdbcOutbox implements Outbox {
     }
 
     private Row validate(OutboxEvent e, Instant now) {
-        String eventNo = e.eventNo() == null ? UUID.randomUUID().toString() : Check.key("eventNo", e.eventNo(), 64);
-        Check.required("aggregateType", e.aggregateType(), 64);
-        Check.required("aggregateId", e.aggregateId(), 64);
-        Check.required("eventType", e.eventType(), 64);
+        Dialect d = settings.dialect();
+        String eventNo = e.eventNo() == null ? UUID.randomUUID().toString() : Check.key(d, "eventNo", e.eventNo(), 64);
+        Check.key(d, "aggregateType", e.aggregateType(), 64);
+        Check.key(d, "aggregateId", e.aggregateId(), 64);
+        Check.key(d, "eventType", e.eventType(), 64);
         Check.range("eventVersion", e.eventVersion(), 1, Integer.MAX_VALUE);
-        String source = Check.required("source", e.source() != null ? e.source() : settings.defaultSource(), 64);
-        Check.required("channel", e.channel(), 32);
-        Check.optional("topic", e.topic(), 128);
-        Check.optional("routingKey", e.routingKey(), 128);
-        Check.json("payload", e.payload(), settings.maxPayloadBytes());
+        String source = Check.key(d, "source", e.source() != null ? e.source() : settings.defaultSource(), 64);
+        Check.key(d, "channel", e.channel(), 32);
+        Check.optional(d, "topic", e.topic(), 128);
+        Check.optional(d, "routingKey", e.routingKey(), 128);
+        Check.json(d, "payload", e.payload(), settings.maxPayloadBytes());
         String headersJson = headers(e.headers());
         int maxRetries = e.maxRetries() == null ? PostboxDefaults.OUTBOX_MAX_RETRIES
                 : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
-        Check.optional("traceId", e.traceId(), 128);
-        Check.optional("remark", e.remark(), 500);
+        Check.optional(d, "traceId", e.traceId(), 128);
+        Check.optional(d, "remark", e.remark(), 500);
         return new Row(eventNo, e, source, headersJson, maxRetries, now);
     }
 
@@ -137,7 +187,7 @@ final class JdbcOutbox implements Outbox {
             return null;
         }
         for (Map.Entry<String, String> h : headers.entrySet()) {
-            Check.required("headers", h.getKey(), 128);
+            Check.required(settings.dialect(), "headers", h.getKey(), 128);
             if (h.getKey().toLowerCase(java.util.Locale.ROOT).startsWith(dev.postbox.spi.Envelope.RESERVED_PREFIX)) {
                 throw new ValidationException("headers." + h.getKey(), "names starting with '"
                         + dev.postbox.spi.Envelope.RESERVED_PREFIX + "' are reserved for the transport envelope");
@@ -145,7 +195,7 @@ final class JdbcOutbox implements Outbox {
             if (h.getValue() == null) {
                 throw new ValidationException("headers." + h.getKey(), "value is required");
             }
-            Check.optional("headers." + h.getKey(), h.getValue(), Integer.MAX_VALUE); // size: checked as JSON below
+            Check.optional(settings.dialect(), "headers." + h.getKey(), h.getValue(), Integer.MAX_VALUE); // size: checked as JSON below
         }
         String json = Json.writeHeaders(headers);
         long bytes = Check.utf8Length(json);

@@ -10,6 +10,13 @@ import java.util.Objects;
  * built with {@link #builder()}. Fields are checked when the event is written, not when it is built,
  * so that one place ({@link Outbox#write}) reports every problem before any SQL.
  *
+ * <p>Text: lengths are in characters as the database's column counts them (code points on PostgreSQL and
+ * MySQL/MariaDB, so an emoji counts 1; UTF-16 code units on H2, an emoji counts 2). No text may hold a
+ * NUL or an unpaired surrogate (half an emoji). Keys ({@code eventNo}, {@code aggregateType},
+ * {@code aggregateId}, {@code eventType}, {@code source}, {@code channel}) must not start or end with
+ * whitespace, which MySQL/MariaDB would ignore when comparing. Everything else, control characters and
+ * edge spaces included, is stored and read back exactly.
+ *
  * @param eventNo       idempotency key, at most 64 characters; generated (a random UUID) when null.
  *                      Use a stable one such as {@code ORDER_CREATED:{orderId}} to make retries harmless
  * @param aggregateType required, at most 64, e.g. {@code ORDER}

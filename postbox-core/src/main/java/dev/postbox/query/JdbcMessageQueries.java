@@ -77,26 +77,26 @@ final class JdbcMessageQueries implements MessageQueries {
         if (olderThan == null || olderThan.isNegative()) {
             throw new ValidationException("olderThan", "must be zero or positive (was " + olderThan + ")");
         }
-        Instant cutoff = s.now().minus(olderThan);
+        Instant cutoff = dev.postbox.internal.Instants.minus(s.now(), olderThan);
         return stuck.page(s, page, "stuck message events", cutoff);
     }
 
     @Override
     public Page<MessageRecord> byBiz(String bizType, String bizId, PageRequest page) {
-        Check.required("bizType", bizType, 64);
-        Check.required("bizId", bizId, 64);
+        Check.required(s.dialect(), "bizType", bizType, 64);
+        Check.required(s.dialect(), "bizId", bizId, 64);
         return byBiz.page(s, page, "message events of " + bizType + "/" + bizId, bizType, bizId);
     }
 
     @Override
     public Optional<MessageRecord> byEventNo(String eventNo) {
-        Check.required("eventNo", eventNo, 64);
+        Check.required(s.dialect(), "eventNo", eventNo, 64);
         return Keyset.one(s, byEventNoSql, eventNo, Rows::message, "message event by event_no");
     }
 
     @Override
     public Page<MessageRecord> byTraceId(String traceId, PageRequest page) {
-        Check.required("traceId", traceId, 128);
+        Check.required(s.dialect(), "traceId", traceId, 128);
         return byTraceId.page(s, page, "message events by trace id", traceId);
     }
 
@@ -107,7 +107,7 @@ final class JdbcMessageQueries implements MessageQueries {
 
     @Override
     public Map<MessageStatus, Long> countByStatus(String eventType, Instant from, Instant to) {
-        Check.required("eventType", eventType, 64);
+        Check.required(s.dialect(), "eventType", eventType, 64);
         long[] counts = StatusCounts.count(s, countSql, eventType, from, to, "message status counts");
         Map<MessageStatus, Long> result = new EnumMap<>(MessageStatus.class);
         for (MessageStatus status : MessageStatus.values()) {

@@ -81,20 +81,20 @@ final class JdbcOutboxQueries implements OutboxQueries {
 
     @Override
     public Page<OutboxRecord> byAggregate(String aggregateType, String aggregateId, PageRequest page) {
-        Check.required("aggregateType", aggregateType, 64);
-        Check.required("aggregateId", aggregateId, 64);
+        Check.required(s.dialect(), "aggregateType", aggregateType, 64);
+        Check.required(s.dialect(), "aggregateId", aggregateId, 64);
         return byAggregate.page(s, page, "outbox events of aggregate " + aggregateType + "/" + aggregateId, aggregateType, aggregateId);
     }
 
     @Override
     public Optional<OutboxRecord> byEventNo(String eventNo) {
-        Check.required("eventNo", eventNo, 64);
+        Check.required(s.dialect(), "eventNo", eventNo, 64);
         return Keyset.one(s, byEventNoSql, eventNo, Rows::outbox, "outbox event by event_no");
     }
 
     @Override
     public Page<OutboxRecord> byTraceId(String traceId, PageRequest page) {
-        Check.required("traceId", traceId, 128);
+        Check.required(s.dialect(), "traceId", traceId, 128);
         return byTraceId.page(s, page, "outbox events by trace id", traceId);
     }
 
@@ -105,7 +105,7 @@ final class JdbcOutboxQueries implements OutboxQueries {
 
     @Override
     public Map<OutboxStatus, Long> countByStatus(String eventType, Instant from, Instant to) {
-        Check.required("eventType", eventType, 64);
+        Check.required(s.dialect(), "eventType", eventType, 64);
         long[] counts = StatusCounts.count(s, countSql, eventType, from, to, "outbox status counts");
         Map<OutboxStatus, Long> result = new java.util.EnumMap<>(OutboxStatus.class);
         for (OutboxStatus status : OutboxStatus.values()) {
@@ -116,7 +116,7 @@ final class JdbcOutboxQueries implements OutboxQueries {
 
     @Override
     public Page<OutboxRecord> failedByTopic(String topic, PageRequest page) {
-        Check.required("topic", topic, 128);
+        Check.required(s.dialect(), "topic", topic, 128);
         return failedByTopic.page(s, page, "failed outbox events of topic " + topic, topic);
     }
 

@@ -65,4 +65,72 @@ class JsonTest {
         assertThat(Check.clip("x".repeat(20), 10)).hasSize(10).endsWith("…");
         assertThat(Check.clip(null, 10)).isNull();
     }
+
+    @Test
+    void clipMakesTextStorableOnEveryDatabase() {
+        assertThat(Check.clip("503: bad\0body", 100)).isEqualTo("503: bad\uFFFDbody");
+        assertThat(Check.clip("a\u0001b\u001b[0m\u007f", 100)).isEqualTo("a\uFFFDb\uFFFD[0m\uFFFD");
+        assertThat(Check.clip("kept:\tone\r\ntwo", 100)).isEqualTo("kept:\tone\r\ntwo");
+        assertThat(Check.clip("cut \uD83D|\uDE00 half", 100)).isEqualTo("cut \uFFFD|\uFFFD half");
+        assertThat(Check.clip("pair \uD83D\uDE00 kept", 100)).isEqualTo("pair \uD83D\uDE00 kept");
+        assertThat(Check.storable("\0", 100)).isEqualTo("\uFFFD");
+    }
+
+    @Test
+    void clipNeverCutsAnEmojiInHalf() {
+        String clipped = Check.clip("ab" + "\uD83D\uDE00".repeat(10), 6);
+        assertThat(clipped).isEqualTo("ab\uD83D\uDE00…");
+        assertThat(clipped.length()).isLessThanOrEqualTo(6);
+    }
+
+    @Test
+    void aJsonColumnsDepthLimitIsTheDialects() {
+        String deep31 = "{\"a\":".repeat(30) + "[1]" + "}".repeat(30);
+        String deep32 = "[" + deep31 + "]";
+        assertThatCode(() -> Json.requireValid(dev.postbox.jdbc.Dialect.MYSQL, "payload", deep31)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> Json.requireValid(dev.postbox.jdbc.Dialect.MYSQL, "payload", deep32))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("nested 32 levels deep")
+                .hasMessageContaining("at most 31");
+        assertThatCode(() -> Json.requireValid(dev.postbox.jdbc.Dialect.POSTGRESQL, "payload", deep32)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> Json.requireValid(dev.postbox.jdbc.Dialect.MYSQL, "payload", deep31 + " x"))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("not valid JSON");
+    }
+
+    @Test
+    void escapedLoneSurrogatesAndHugeExponentsAreRefusedWhereTheColumnRefusesThem() {
+        assertThatThrownBy(() -> Json.requireValid(dev.postbox.jdbc.Dialect.H2, "payload", "[\"\\ud800\"]"))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("escaped unpaired surrogate");
+        assertThatCode(() -> Json.requireValid(dev.postbox.jdbc.Dialect.POSTGRESQL, "payload", "[\"\\ud800\"]"))
+                .doesNotThrowAnyException();
+        assertThatCode(() -> Json.requireValid(dev.postbox.jdbc.Dialect.H2, "payload", "[\"\\ud83d\\ude00\"]"))
+                .doesNotThrowAnyException();
+        assertThatThrownBy(() -> Json.requireValid(dev.postbox.jdbc.Dialect.H2, "payload", "{\"n\":1.5e2147483648}"))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("1.5e2147483648");
+        assertThatCode(() -> Json.requireValid(dev.postbox.jdbc.Dialect.MYSQL, "payload", "1e2147483648")).doesNotThrowAnyException();
+        assertThatCode(() -> Json.requireValid(dev.postbox.jdbc.Dialect.H2, "payload", "12345678901234567890123456789"))
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void dialectsCountTextAsTheirColumnsDo() {
+        String emoji64 = "\uD83D\uDE00".repeat(64);
+        assertThatCode(() -> Check.key(dev.postbox.jdbc.Dialect.POSTGRESQL, "eventNo", emoji64, 64)).doesNotThrowAnyException();
+        assertThatCode(() -> Check.key(dev.postbox.jdbc.Dialect.MYSQL, "eventNo", emoji64, 64)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> Check.key(dev.postbox.jdbc.Dialect.H2, "eventNo", emoji64, 64))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("UTF-16 code units").hasMessageContaining("(was 128)");
+        assertThatThrownBy(() -> Check.key(dev.postbox.jdbc.Dialect.MYSQL, "eventNo", "A ", 64))
+                .isInstanceOf(ValidationException.class).hasMessageContaining("whitespace");
+    }
+
+    @Test
+    void timesOutsideAColumnsRangeAreClampedToIt() {
+        java.time.Instant far = java.time.Instant.parse("+12000-01-01T00:00:00Z");
+        assertThat(dev.postbox.jdbc.Dialect.MYSQL.storableTime(far)).isEqualTo(java.time.Instant.parse("9999-12-31T23:59:59.999Z"));
+        assertThat(dev.postbox.jdbc.Dialect.POSTGRESQL.storableTime(far)).isEqualTo(far);
+        assertThat(dev.postbox.jdbc.Dialect.H2.storableTime(java.time.Instant.MAX)).isEqualTo(dev.postbox.jdbc.Dialect.H2.latestTime());
+        assertThat(dev.postbox.jdbc.Dialect.MYSQL.storableTime(java.time.Instant.MIN)).isEqualTo(dev.postbox.jdbc.Dialect.MYSQL.earliestTime());
+        assertThat(dev.postbox.jdbc.Dialect.MYSQL.storableTime(null)).isNull();
+        assertThat(Instants.plus(java.time.Instant.EPOCH, java.time.Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo(java.time.Instant.MAX);
+        assertThat(Instants.minus(java.time.Instant.EPOCH, java.time.Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo(java.time.Instant.MIN);
+    }
 }
