@@ -87,7 +87,11 @@ public final class RelayBuilder {
         return this;
     }
 
-    /** Longest wait for one batch's outcomes; unfinished sends are retried. Default 10 s. */
+    /**
+     * Longest wait for the outcomes of one wave of a batch (each wave has its own deadline); unfinished
+     * sends are recorded as retryable timeouts. Also bounds how long close() waits after interrupting the
+     * relay thread. Default 10 s.
+     */
     public RelayBuilder sendTimeout(Duration sendTimeout) {
         this.sendTimeout = sendTimeout;
         return this;
@@ -106,7 +110,10 @@ public final class RelayBuilder {
         return this;
     }
 
-    /** How long close() waits for the batch in flight; default 15 s. */
+    /**
+     * How long close() waits for the batch in flight before interrupting the relay thread (it then waits
+     * up to one more send timeout); default 15 s.
+     */
     public RelayBuilder shutdownTimeout(Duration shutdownTimeout) {
         this.shutdownTimeout = shutdownTimeout;
         return this;

@@ -319,6 +319,32 @@ public abstract class RelayRobustnessContract extends DatabaseContract {
         assertThat(receiver.times("S-1")).as("sent once").isEqualTo(1);
     }
 
+    @Test
+    final void aRelayWhoseLeasesWereTakenOverSendsNoFurtherWave() throws Exception {
+        writeEvents(3, 1, "order.event"); // one aggregate: three waves
+        Postbox live = newPostbox(b -> b.clock(Clock.systemUTC()));
+        AtomicInteger calls = new AtomicInteger();
+        java.util.concurrent.CountDownLatch sending = new java.util.concurrent.CountDownLatch(1);
+        Publisher slow = records -> {
+            calls.incrementAndGet();
+            sending.countDown();
+            return records.stream().<CompletionStage<PublishResult>>map(r -> CompletableFuture.supplyAsync(
+                    PublishResult::published, CompletableFuture.delayedExecutor(1500, TimeUnit.MILLISECONDS))).toList();
+        };
+        try (Relay relay = live.relay(slow).instanceId("relay-robbed").leaseDuration(Duration.ofMillis(600)).build()) {
+            CompletableFuture<Cycle> cycle = CompletableFuture.supplyAsync(relay::runOnce);
+            assertThat(sending.await(30, TimeUnit.SECONDS)).isTrue();
+            // another relay took the batch over (as after a long pause of this one)
+            exec("UPDATE " + postbox.tables().outbox() + " SET locked_by = 'thief', version = version + 1"
+                    + " WHERE locked_by = 'relay-robbed'");
+            Cycle done = cycle.get(30, TimeUnit.SECONDS);
+            assertThat(calls.get()).as("no wave after the renewal found the leases gone").isEqualTo(1);
+            assertThat(done.fenced()).as("its late outcome is fenced").isEqualTo(1);
+        }
+        assertThat(queryLong("SELECT COUNT(*) FROM " + postbox.tables().outbox() + " WHERE locked_by = 'thief'"))
+                .as("the new owner's leases untouched").isEqualTo(3);
+    }
+
     // F10
 
     @Test
