@@ -71,7 +71,10 @@ final class ClaimSql {
         this.orderGuard = ordered ? guard(table, unorderedTopics, probes, probeHint) : "";
         // lease_expiries and fail_reason come first: MySQL evaluates SET left to right with new values
         this.leaseSet = "lease_expiries = CASE WHEN publish_status = 1 THEN lease_expiries + 1 ELSE lease_expiries END,"
-                + " fail_reason = CASE WHEN publish_status = 1 THEN ? ELSE fail_reason END,"
+                // the takeover mark is this claim's only: an older one (an event given back or retried by hand
+                // after a takeover) goes, so that the relay counts exactly the takeovers of this claim
+                + " fail_reason = CASE WHEN publish_status = 1 THEN ? WHEN fail_reason = '"
+                + LEASE_EXPIRED.replace("'", "''") + "' THEN NULL ELSE fail_reason END,"
                 + " publish_status = 1, locked_by = ?, lock_until = ?, last_publish_time = ?,"
                 + " version = version + 1, update_time = ?";
         String head = "SELECT " + columns + " FROM " + table + " e";
@@ -118,7 +121,7 @@ final class ClaimSql {
                 r.eventType(), r.eventVersion(), r.source(), r.channel(), r.topic(), r.routingKey(), r.payload(),
                 r.headers(), dev.postbox.outbox.OutboxStatus.PUBLISHING, r.retryCount(),
                 r.maxRetryCount(), r.nextRetryTime(), owner, lockUntil, now, r.publishedTime(),
-                expired ? LEASE_EXPIRED : r.failReason(), r.traceId(), r.remark(), r.version() + 1, r.createTime(), now,
+                expired ? LEASE_EXPIRED : LEASE_EXPIRED.equals(r.failReason()) ? null : r.failReason(), r.traceId(), r.remark(), r.version() + 1, r.createTime(), now,
                 expired ? r.leaseExpiries() + 1 : r.leaseExpiries());
     }
 

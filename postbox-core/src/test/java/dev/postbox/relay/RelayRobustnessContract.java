@@ -401,6 +401,27 @@ public abstract class RelayRobustnessContract extends DatabaseContract {
         assertThat(dead).containsExactly("P-1");
     }
 
+    @Test
+    final void onlyAClaimOfAnExpiredLeaseCountsAsATakeover() throws Exception {
+        write("M-1", "1", "MQ", "t");
+        // a row reset to PENDING by hand after a takeover still carries the takeover's reason
+        exec("UPDATE " + postbox.tables().outbox() + " SET lease_expiries = 1, fail_reason = '"
+                + ClaimSql.LEASE_EXPIRED + "' WHERE event_no = 'M-1'");
+        List<String> takeovers = new ArrayList<>();
+        try (Relay relay = relay(to(new Receiver()), "relay-count").listener(new RelayListener() {
+            @Override
+            public void leaseExpired(OutboxRecord event, int leaseExpiries) {
+                takeovers.add(event.eventNo());
+            }
+        }).build()) {
+            Cycle cycle = relay.runOnce();
+            assertThat(cycle.published()).isEqualTo(1);
+            assertThat(cycle.takenOver()).isZero();
+        }
+        assertThat(takeovers).isEmpty();
+        assertThat(event("M-1").leaseExpiries()).isEqualTo(1);
+    }
+
     // F5
 
     @Test
