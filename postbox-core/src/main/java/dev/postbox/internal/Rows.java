@@ -15,7 +15,7 @@ public final class Rows {
     public static final String OUTBOX_COLUMNS = "id, event_no, aggregate_type, aggregate_id, event_type, event_version,"
             + " event_source, publish_channel, topic, routing_key, event_payload, event_headers, publish_status,"
             + " retry_count, max_retry_count, next_retry_time, locked_by, lock_until, last_publish_time,"
-            + " published_time, fail_reason, trace_id, remark, version, create_time, update_time";
+            + " published_time, fail_reason, trace_id, remark, version, create_time, update_time, lease_expiries";
 
     public static final String MESSAGE_COLUMNS = "id, event_no, event_type, biz_type, biz_id, event_source,"
             + " event_payload, event_status, retry_count, max_retry_count, next_retry_time, last_handle_time,"
@@ -51,7 +51,8 @@ public final class Rows {
                 rs.getString("remark"),
                 rs.getInt("version"),
                 d.readTime(rs, "create_time"),
-                d.readTime(rs, "update_time"));
+                d.readTime(rs, "update_time"),
+                rs.getInt("lease_expiries"));
     }
 
     public static MessageRecord message(ResultSet rs, Dialect d) throws SQLException {

@@ -45,6 +45,7 @@ public final class MessageWorker implements AutoCloseable {
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean running;
     private volatile boolean stopping;
+    private volatile Throwable died;
     private boolean woken;
     private HandlerRunner callerRunner;
 
@@ -83,6 +84,18 @@ public final class MessageWorker implements AutoCloseable {
         return config.instanceId;
     }
 
+    /**
+     * Whether the worker is working: started, not closed, and every one of its threads alive. False once
+     * a thread died of something it could not contain (logged at ERROR), which the Spring health reports.
+     */
+    public boolean isRunning() {
+        List<Thread> all;
+        synchronized (this) {
+            all = List.copyOf(threads);
+        }
+        return running && !stopping && died == null && !all.isEmpty() && all.stream().allMatch(Thread::isAlive);
+    }
+
     /** Starts the worker's threads; returns this worker. Calling it twice is an error. */
     public synchronized MessageWorker start() {
         if (!threads.isEmpty()) {
@@ -90,7 +103,7 @@ public final class MessageWorker implements AutoCloseable {
         }
         running = true;
         for (int i = 0; i < config.threads; i++) {
-            Thread t = new Thread(this::loop, "postbox-worker-" + config.instanceId + "-" + i);
+            Thread t = new Thread(this::run, "postbox-worker-" + config.instanceId + "-" + i);
             t.setDaemon(true);
             threads.add(t);
         }
@@ -109,6 +122,15 @@ public final class MessageWorker implements AutoCloseable {
         }
     }
 
+    private void run() {
+        try {
+            loop();
+        } catch (Throwable e) { // last resort: the loop contains everything it can
+            died = e;
+            log.error("Message worker {}: thread {} died: {}", config.instanceId, Thread.currentThread().getName(), e, e);
+        }
+    }
+
     private void loop() {
         HandlerRunner runner = new HandlerRunner(Thread.currentThread().getName() + "-handler");
         long idleMs = config.pollMin.toMillis();
@@ -123,7 +145,7 @@ public final class MessageWorker implements AutoCloseable {
                     if (cycle.claimed() > 0) {
                         idleMs = config.pollMin.toMillis();
                     }
-                } catch (RuntimeException e) {
+                } catch (Throwable e) { // an Error as well: the next cycle may well succeed
                     log.warn("Message worker {}: cycle failed, backing off: {}", config.instanceId, e.toString());
                     idleMs = config.pollMax.toMillis();
                 }
@@ -214,6 +236,7 @@ public final class MessageWorker implements AutoCloseable {
                 } else {
                     failures.add(failurePolicy.failure(event, error, "", settings.now()));
                 }
+                // a listener, classifier or retry policy that throws is contained where it is called
             }
         } finally {
             if (!pending.isEmpty()) { // a failure while touching: give the rest back rather than leave it stuck
@@ -365,7 +388,7 @@ public final class MessageWorker implements AutoCloseable {
     private void safely(Runnable hook) {
         try {
             hook.run();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // an Error of a listener is logged like any exception: the worker goes on
             log.warn("Message worker {}: listener failed: {}", config.instanceId, e.toString());
         }
     }
@@ -373,7 +396,9 @@ public final class MessageWorker implements AutoCloseable {
     /**
      * Stops claiming, lets the handler in progress finish (interrupting it after the shutdown timeout),
      * records what finished, releases what was claimed but not started (FAILED, due at once, no attempt
-     * counted) and closes the worker's own pool.
+     * counted) and closes the worker's own pool. Returns only when the worker's threads are done: after
+     * at most the shutdown timeout plus the handler timeout (a WARN says so if a thread is still busy
+     * then), so no handler starts and nothing is recorded after close() returned.
      */
     @Override
     public void close() {
@@ -389,10 +414,18 @@ public final class MessageWorker implements AutoCloseable {
             for (Thread t : toJoin) {
                 t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
             }
+            long bound = System.nanoTime() + config.handlerTimeout.toNanos() + 1_000_000_000L;
             for (Thread t : toJoin) {
                 if (t.isAlive()) {
                     t.interrupt();
-                    t.join(2000);
+                }
+            }
+            for (Thread t : toJoin) {
+                t.join(Math.max(1, (bound - System.nanoTime()) / 1_000_000));
+                if (t.isAlive()) {
+                    log.warn("Message worker {}: thread {} still busy after the shutdown timeout {} plus the handler"
+                            + " timeout {}; not waiting longer", config.instanceId, t.getName(), config.shutdownTimeout,
+                            config.handlerTimeout);
                 }
             }
         } catch (InterruptedException e) {

@@ -51,12 +51,12 @@ final class Candidates {
     }
 
     /** The first {@code limit} candidates of all three selects, in id order. */
-    static List<OutboxRecord> all(Connection c, Dialect d, ClaimSql s, String suffix, Instant now, int limit)
-            throws SQLException {
+    static List<OutboxRecord> all(Connection c, Dialect d, ClaimSql s, String suffix, Instant now,
+                                  Instant takeoverBefore, int limit) throws SQLException {
         TreeMap<Long, OutboxRecord> candidates = new TreeMap<>();
         select(c, d, s.pendingSelect + suffix, null, limit, candidates);
         select(c, d, s.dueSelect + suffix, now, limit, candidates);
-        select(c, d, s.expiredSelect + suffix, now, limit, candidates);
+        select(c, d, s.expiredSelect + suffix, takeoverBefore, limit, candidates);
         List<OutboxRecord> all = new ArrayList<>(candidates.values());
         return all.size() > limit ? all.subList(0, limit) : all;
     }

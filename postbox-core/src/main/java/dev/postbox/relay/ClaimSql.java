@@ -11,7 +11,10 @@ import java.util.stream.Collectors;
  */
 final class ClaimSql {
 
-    /** fail_reason recorded when a lease expired: the crashed-publisher recovery of seed 000. */
+    /**
+     * fail_reason recorded when a lease expired: the crashed-publisher recovery of seed 000. Unlike seed
+     * 000 the takeover is counted in {@code lease_expiries}, not as a failed attempt in {@code retry_count}.
+     */
     static final String LEASE_EXPIRED = "lease expired before the relay recorded an outcome; publishing again";
 
     /** The statuses that make later events of the aggregate wait: pending, publishing, failed, dead. */
@@ -19,7 +22,11 @@ final class ClaimSql {
 
     final String table;
     final String columns = Rows.OUTBOX_COLUMNS;
-    /** Claimable rows of alias e; two time parameters (now, now). */
+    /**
+     * Claimable rows of alias e; two time parameters: now (retries due) and the takeover cutoff (leases
+     * that expired before it may be taken over; normally now, far in the past while the relay's clock is
+     * too far from the database's to judge other relays' leases).
+     */
     final String claimable;
     /** " AND <order guard on alias e>" or "" in unordered mode. */
     final String orderGuard;
@@ -62,9 +69,12 @@ final class ClaimSql {
         this.claimable = "e.deleted = 0 AND e.publish_status IN (0, 1, 3) AND (e.publish_status = 0"
                 + " OR (e.publish_status = 3 AND e.next_retry_time <= ?) OR (e.publish_status = 1 AND e.lock_until <= ?))";
         this.orderGuard = ordered ? guard(table, unorderedTopics, probes, probeHint) : "";
-        // retry_count and fail_reason come first: MySQL evaluates SET left to right with new values
-        this.leaseSet = "retry_count = CASE WHEN publish_status = 1 THEN retry_count + 1 ELSE retry_count END,"
-                + " fail_reason = CASE WHEN publish_status = 1 THEN ? ELSE fail_reason END,"
+        // lease_expiries and fail_reason come first: MySQL evaluates SET left to right with new values
+        this.leaseSet = "lease_expiries = CASE WHEN publish_status = 1 THEN lease_expiries + 1 ELSE lease_expiries END,"
+                // the takeover mark is this claim's only: an older one (an event given back or retried by hand
+                // after a takeover) goes, so that the relay counts exactly the takeovers of this claim
+                + " fail_reason = CASE WHEN publish_status = 1 THEN ? WHEN fail_reason = '"
+                + LEASE_EXPIRED.replace("'", "''") + "' THEN NULL ELSE fail_reason END,"
                 + " publish_status = 1, locked_by = ?, lock_until = ?, last_publish_time = ?,"
                 + " version = version + 1, update_time = ?";
         String head = "SELECT " + columns + " FROM " + table + " e";
@@ -79,6 +89,9 @@ final class ClaimSql {
     /**
      * No earlier event of the same aggregate may be unfinished (pending, publishing, failed or dead);
      * cancelled and published ones do not block. Events of unordered topics neither wait nor block.
+     * Soft-deleted rows ({@code deleted = 1}) do not block either: they are never claimed, so an unfinished
+     * one would hold its aggregate forever, and deleting an event is a person's decision that it is not to
+     * be published (like a cancel); the admin operations do not see deleted rows.
      */
     private static String guard(String table, Set<String> unorderedTopics, Probes probes, String probeHint) {
         String list = unorderedTopics.stream().map(t -> "'" + t.replace("'", "''") + "'")
@@ -87,7 +100,7 @@ final class ClaimSql {
         // the topic list is user text: assembled by concatenation, never through a format string
         java.util.function.Function<String, String> sameAggregate = status -> " FROM " + table + " p" + probeHint
                 + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
-                + " AND p.publish_status " + status + topicFilter;
+                + " AND p.publish_status " + status + " AND p.deleted = 0" + topicFilter;
         java.util.function.Function<String, String> earlier = status ->
                 "NOT EXISTS (SELECT 1" + sameAggregate.apply(status) + " AND p.id < e.id)";
         String guard = switch (probes) {
@@ -106,9 +119,10 @@ final class ClaimSql {
         boolean expired = r.status() == dev.postbox.outbox.OutboxStatus.PUBLISHING;
         return new dev.postbox.outbox.OutboxRecord(r.id(), r.eventNo(), r.aggregateType(), r.aggregateId(),
                 r.eventType(), r.eventVersion(), r.source(), r.channel(), r.topic(), r.routingKey(), r.payload(),
-                r.headers(), dev.postbox.outbox.OutboxStatus.PUBLISHING, expired ? r.retryCount() + 1 : r.retryCount(),
+                r.headers(), dev.postbox.outbox.OutboxStatus.PUBLISHING, r.retryCount(),
                 r.maxRetryCount(), r.nextRetryTime(), owner, lockUntil, now, r.publishedTime(),
-                expired ? LEASE_EXPIRED : r.failReason(), r.traceId(), r.remark(), r.version() + 1, r.createTime(), now);
+                expired ? LEASE_EXPIRED : LEASE_EXPIRED.equals(r.failReason()) ? null : r.failReason(), r.traceId(), r.remark(), r.version() + 1, r.createTime(), now,
+                expired ? r.leaseExpiries() + 1 : r.leaseExpiries());
     }
 
     static String qualified(String alias, String columns) {

@@ -14,7 +14,17 @@ import java.util.List;
  */
 interface Claimer {
 
-    List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil) throws SQLException;
+    default List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
+            throws SQLException {
+        return claim(c, limit, owner, now, now, lockUntil);
+    }
+
+    /**
+     * As above; leases held by others are taken over only when they expired before {@code takeoverBefore}
+     * (now, or far in the past while this relay's clock cannot be trusted to judge them).
+     */
+    List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
+                             Instant lockUntil) throws SQLException;
 
     /**
      * Whether claims (until commit) must not overlap within this JVM. Without SKIP LOCKED, concurrent

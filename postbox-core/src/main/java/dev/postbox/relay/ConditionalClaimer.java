@@ -36,9 +36,9 @@ final class ConditionalClaimer implements Claimer {
     }
 
     @Override
-    public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
-            throws SQLException {
-        List<OutboxRecord> candidates = Candidates.all(c, dialect, s, "", now, limit);
+    public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
+                                    Instant lockUntil) throws SQLException {
+        List<OutboxRecord> candidates = Candidates.all(c, dialect, s, "", now, takeoverBefore, limit);
         if (candidates.isEmpty()) {
             return List.of();
         }

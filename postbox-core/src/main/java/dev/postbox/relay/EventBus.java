@@ -18,8 +18,13 @@ import java.util.function.Consumer;
  * The in-process event bus for channel {@code EVENT_BUS}: delivers each event to the subscribers of its
  * topic (and to those of {@link #ALL_TOPICS}) on the relay's thread, after the event committed. A
  * subscriber that throws makes the event fail and be retried (every subscriber sees it again, so
- * subscribers must be idempotent, as with any broker). An event whose topic has no subscriber is
- * published to nobody and counts as published. Thread-safe.
+ * subscribers must be idempotent, as with any broker); so does an {@link Error} (an AssertionError, a
+ * NoClassDefFoundError): it is the event's recorded failure with the error as reason, and the relay goes
+ * on. An event that no subscriber receives (no subscriber for its topic, none for {@link #ALL_TOPICS})
+ * is not published: it fails with the reason {@code no subscriber for topic 'X'} and is retried with the
+ * relay's backoff, so that a subscriber registered a moment after the relay started still gets it, and
+ * a topic nobody subscribes to (a typo) ends DEAD, visible with that reason, once its retries are used
+ * up. Thread-safe.
  */
 public final class EventBus implements Publisher {
 
@@ -48,16 +53,26 @@ public final class EventBus implements Publisher {
     }
 
     private PublishResult deliver(OutboxRecord r) {
+        List<Consumer<OutboxRecord>> forTopic = subscribers.getOrDefault(r.topic() == null ? "" : r.topic(), List.of());
+        List<Consumer<OutboxRecord>> forAll = subscribers.getOrDefault(ALL_TOPICS, List.of());
+        if (forTopic.isEmpty() && forAll.isEmpty()) {
+            return PublishResult.retry(noSubscriber(r.topic()));
+        }
         try {
-            for (Consumer<OutboxRecord> s : subscribers.getOrDefault(r.topic() == null ? "" : r.topic(), List.of())) {
+            for (Consumer<OutboxRecord> s : forTopic) {
                 s.accept(r);
             }
-            for (Consumer<OutboxRecord> s : subscribers.getOrDefault(ALL_TOPICS, List.of())) {
+            for (Consumer<OutboxRecord> s : forAll) {
                 s.accept(r);
             }
             return PublishResult.published();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // an Error of a subscriber is this event's failure, never the relay thread's end
             return PublishResult.retry("subscriber failed: " + e);
         }
+    }
+
+    /** The failure reason of an event that no subscriber receives. */
+    static String noSubscriber(String topic) {
+        return "no subscriber for topic '" + (topic == null ? "" : topic) + "'";
     }
 }

@@ -23,7 +23,7 @@ import java.util.stream.Collectors;
  * Once this relay holds a head, no other relay can claim any later event of that aggregate (the order
  * guard sees the head unfinished), so the followers are this relay's to take. A run is contiguous: it
  * stops before the first later unfinished event that is not claimable now (a failed event not yet due, a
- * dead one, a lease still held, a soft-deleted row), exactly where the order guard would stop. The rows
+ * dead one, a lease still held; soft-deleted rows are skipped), exactly where the order guard would stop. The rows
  * are read, locked by primary key and checked unchanged (version), then leased with one UPDATE. The relay
  * publishes a run in waves: the n-th event of an aggregate only after its (n-1)-th was published.
  */
@@ -66,7 +66,7 @@ final class Followers {
      * {@code room / heads} per aggregate; returns them as leased.
      */
     List<OutboxRecord> claim(Connection c, List<OutboxRecord> heads, Set<String> unorderedTopics, int room,
-                             String owner, Instant now, Instant lockUntil) throws SQLException {
+                             String owner, Instant now, Instant takeoverBefore, Instant lockUntil) throws SQLException {
         List<OutboxRecord> ordered = heads.stream().filter(h -> isOrdered(h, unorderedTopics)).toList();
         if (ordered.isEmpty() || room <= 0) {
             return List.of();
@@ -76,7 +76,7 @@ final class Followers {
             ordered = ordered.subList(0, room);
             perAggregate = 1;
         }
-        List<Follower> candidates = read(c, ordered, perAggregate, now);
+        List<Follower> candidates = read(c, ordered, perAggregate, now, takeoverBefore);
         if (candidates.isEmpty()) {
             return List.of();
         }
@@ -95,23 +95,23 @@ final class Followers {
     private record Follower(long id, int version, String aggregate) {
     }
 
-    /** A later unfinished row as read; a soft-deleted one is never claimable and so ends its run. */
+    /** A later unfinished row as read; a soft-deleted one is never claimable and is skipped. */
     private record Later(long id, int status, Instant nextRetry, Instant lockUntil, int version, boolean deleted) {
 
         /** The claim's own condition ({@link ClaimSql#claimable}). */
-        boolean claimable(Instant now) {
+        boolean claimable(Instant now, Instant takeoverBefore) {
             return !deleted && switch (status) {
                 case 0 -> true;
                 case 3 -> nextRetry != null && !nextRetry.isAfter(now);
-                case 1 -> lockUntil != null && !lockUntil.isAfter(now);
+                case 1 -> lockUntil != null && !lockUntil.isAfter(takeoverBefore);
                 default -> false;
             };
         }
     }
 
     /** The claimable prefix of each head's later unfinished events. */
-    private List<Follower> read(Connection c, List<OutboxRecord> heads, int perAggregate, Instant now)
-            throws SQLException {
+    private List<Follower> read(Connection c, List<OutboxRecord> heads, int perAggregate, Instant now,
+                                Instant takeoverBefore) throws SQLException {
         Map<String, List<Later>> byAggregate = new HashMap<>();
         try (PreparedStatement ps = dialect == Dialect.POSTGRESQL ? lateral(c, heads, perAggregate) : union(c, heads, perAggregate);
              ResultSet rs = ps.executeQuery()) {
@@ -128,7 +128,10 @@ final class Followers {
             List<Later> later = byAggregate.getOrDefault(key, new ArrayList<>());
             later.sort(java.util.Comparator.comparingLong(Later::id));
             for (Later l : later) {
-                if (!l.claimable(now)) {
+                if (l.deleted()) {
+                    continue; // soft-deleted: never published, and does not hold the aggregate (see ClaimSql)
+                }
+                if (!l.claimable(now, takeoverBefore)) {
                     break;
                 }
                 run.add(new Follower(l.id(), l.version(), key));

@@ -48,19 +48,19 @@ final class LockingSelectClaimer implements Claimer {
     }
 
     @Override
-    public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
-            throws SQLException {
+    public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
+                                    Instant lockUntil) throws SQLException {
         TreeSet<Long> ids = new TreeSet<>();
         int want = Math.min(2 * limit, RelayDefaults.MAX_BATCH_SIZE * 2);
         Candidates.RowReader id = rs -> ids.add(rs.getLong(1));
         Candidates.select(c, dialect, pendingSql, null, want, id);
         Candidates.select(c, dialect, dueSql, now, want, id);
-        Candidates.select(c, dialect, expiredSql, now, want, id);
+        Candidates.select(c, dialect, expiredSql, takeoverBefore, want, id);
         if (ids.isEmpty()) {
             return List.of();
         }
         List<Long> wanted = new ArrayList<>(ids).subList(0, Math.min(want, ids.size()));
-        List<OutboxRecord> chosen = lock(c, wanted, limit, now);
+        List<OutboxRecord> chosen = lock(c, wanted, limit, now, takeoverBefore);
         if (chosen.isEmpty()) {
             return List.of();
         }
@@ -89,7 +89,8 @@ final class LockingSelectClaimer implements Claimer {
     }
 
     /** Locks the first {@code limit} of {@code ids} that are still claimable and not locked by another claim. */
-    private List<OutboxRecord> lock(Connection c, List<Long> ids, int limit, Instant now) throws SQLException {
+    private List<OutboxRecord> lock(Connection c, List<Long> ids, int limit, Instant now, Instant takeoverBefore)
+            throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT ").append(s.columns).append(" FROM ").append(s.table)
                 .append(" e WHERE e.id IN (");
         for (int i = 0; i < ids.size(); i++) {
@@ -103,7 +104,7 @@ final class LockingSelectClaimer implements Claimer {
                 ps.setLong(i++, id);
             }
             dialect.bindTime(ps, i++, now);
-            dialect.bindTime(ps, i++, now);
+            dialect.bindTime(ps, i++, takeoverBefore);
             ps.setInt(i, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -34,11 +34,11 @@ final class PostgresClaimer implements Claimer {
     }
 
     @Override
-    public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant lockUntil)
-            throws SQLException {
+    public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
+                                    Instant lockUntil) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             dialect.bindTime(ps, 1, now);
-            dialect.bindTime(ps, 2, now);
+            dialect.bindTime(ps, 2, takeoverBefore);
             ps.setInt(3, limit);
             ps.setString(4, ClaimSql.LEASE_EXPIRED);
             ps.setString(5, owner);

@@ -42,6 +42,10 @@ public final class RelayBuilder {
     DataSource dataSource;
     boolean listen = true;
     boolean asyncCommit = true;
+    int maxLeaseExpiries = RelayDefaults.MAX_LEASE_EXPIRIES;
+    /** Null: the default, {@link RelayDefaults#MAX_CLOCK_SKEW} or a third of the lease if that is less. */
+    Duration maxClockSkew;
+    boolean clockSkewCheck = true;
 
     /** Used by {@code Postbox#relay}. */
     public RelayBuilder(Settings settings, Publisher publisher) {
@@ -73,13 +77,21 @@ public final class RelayBuilder {
         return this;
     }
 
-    /** How long a claim holds its events; must exceed the send timeout. Default 60 s. */
+    /**
+     * How long a claim holds its events before another relay may take them over; at least 300 ms.
+     * Renewed every third of it while the batch is in flight, so it may be shorter than the send timeout:
+     * it is how long the events of a relay that died wait before they move again. Default 5 s.
+     */
     public RelayBuilder leaseDuration(Duration lease) {
         this.lease = lease;
         return this;
     }
 
-    /** Longest wait for one batch's outcomes; unfinished sends are retried. Default 10 s. */
+    /**
+     * Longest wait for the outcomes of one wave of a batch (each wave has its own deadline); unfinished
+     * sends are recorded as retryable timeouts. Also bounds how long close() waits after interrupting the
+     * relay thread. Default 10 s.
+     */
     public RelayBuilder sendTimeout(Duration sendTimeout) {
         this.sendTimeout = sendTimeout;
         return this;
@@ -98,7 +110,10 @@ public final class RelayBuilder {
         return this;
     }
 
-    /** How long close() waits for the batch in flight; default 15 s. */
+    /**
+     * How long close() waits for the batch in flight before interrupting the relay thread (it then waits
+     * up to one more send timeout); default 15 s.
+     */
     public RelayBuilder shutdownTimeout(Duration shutdownTimeout) {
         this.shutdownTimeout = shutdownTimeout;
         return this;
@@ -178,6 +193,39 @@ public final class RelayBuilder {
         return this;
     }
 
+    /**
+     * Takeovers after an expired lease (the relay holding the event stopped without an outcome) after
+     * which the event is DEAD, with a reason saying so, rather than published again: a poison event that
+     * crashes every relay stops at this bound. Takeovers never use up the event's retries. 1..1000;
+     * default {@value RelayDefaults#MAX_LEASE_EXPIRIES}.
+     */
+    public RelayBuilder maxLeaseExpiries(int maxLeaseExpiries) {
+        this.maxLeaseExpiries = maxLeaseExpiries;
+        return this;
+    }
+
+    /**
+     * Largest offset between this relay's clock and the database's at which it still takes over other
+     * relays' expired leases (measured at the first claim, then every 30 s). Above it the relay logs
+     * ERROR, tells its listener, reports {@link Relay#clockTrusted()} false, and only publishes new and
+     * due events. Must be less than two thirds of the lease. Default 1 s, or a third of the lease if
+     * that is less.
+     */
+    public RelayBuilder maxClockSkew(Duration maxClockSkew) {
+        this.maxClockSkew = maxClockSkew;
+        return this;
+    }
+
+    /**
+     * Whether to measure the clock's offset against the database's (default true). False trusts the
+     * relay's clock as it is: for a test clock that is far from the database's on purpose (a settable
+     * clock that tests advance), or where the operator guarantees synchronized clocks.
+     */
+    public RelayBuilder clockSkewCheck(boolean check) {
+        this.clockSkewCheck = check;
+        return this;
+    }
+
     /** Validates and builds the relay (not started). */
     public Relay build() {
         Check.key("instanceId", instanceId, 128);
@@ -188,9 +236,22 @@ public final class RelayBuilder {
         positive("pollInterval.min", pollMin);
         positive("pollInterval.max", pollMax);
         positive("shutdownTimeout", shutdownTimeout);
-        if (lease.compareTo(sendTimeout) <= 0) {
-            throw new ValidationException("leaseDuration", "must be longer than sendTimeout " + sendTimeout
-                    + " (was " + lease + "), or events would be claimed again while still being sent");
+        if (lease.compareTo(RelayDefaults.MIN_LEASE) < 0) {
+            throw new ValidationException("leaseDuration", "must be at least " + RelayDefaults.MIN_LEASE
+                    + " (was " + lease + "), so that renewals every third of it have time to reach the database");
+        }
+        Check.range("maxLeaseExpiries", maxLeaseExpiries, 1, 1000);
+        if (maxClockSkew == null) {
+            Duration third = LeaseKeeper.interval(lease);
+            maxClockSkew = third.compareTo(RelayDefaults.MAX_CLOCK_SKEW) < 0 ? third : RelayDefaults.MAX_CLOCK_SKEW;
+        }
+        if (clockSkewCheck) {
+            positive("maxClockSkew", maxClockSkew);
+            if (maxClockSkew.compareTo(lease.minus(LeaseKeeper.interval(lease))) >= 0) {
+                throw new ValidationException("maxClockSkew", "must be less than two thirds of leaseDuration " + lease
+                        + " (was " + maxClockSkew + "), or a relay within the bound could take over a lease that is"
+                        + " still being renewed");
+            }
         }
         if (pollMax.compareTo(pollMin) < 0) {
             throw new ValidationException("pollInterval.max", "must be at least pollInterval.min " + pollMin

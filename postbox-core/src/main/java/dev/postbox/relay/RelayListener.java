@@ -29,6 +29,22 @@ public interface RelayListener {
     default void dead(OutboxRecord event, String reason) {
     }
 
+    /**
+     * {@code event} was taken over from a relay whose lease expired before it recorded an outcome (it
+     * crashed, was killed, or lost its database); {@code leaseExpiries} counts such takeovers of this
+     * event so far. Not a failed attempt: the event's retries are untouched.
+     */
+    default void leaseExpired(OutboxRecord event, int leaseExpiries) {
+    }
+
+    /**
+     * The relay's clock was measured {@code offset} away from the database's (positive: the database is
+     * ahead) and is now {@code trusted} or not against {@code bound}. While not trusted, the relay does
+     * not take over other relays' expired leases. Called when the verdict changes.
+     */
+    default void clockSkew(String relayId, Duration offset, Duration bound, boolean trusted) {
+    }
+
     /** One claim-publish-record cycle finished. */
     default void batch(String relayId, int claimed, int published, int failed, int dead, Duration took) {
     }

@@ -106,8 +106,8 @@ public final class Routes implements Publisher {
             List<CompletionStage<PublishResult>> results;
             try {
                 results = g.getKey().publish(batch);
-            } catch (RuntimeException e) {
-                results = failedAll(batch.size(), e);
+            } catch (Throwable e) {
+                results = failedAll(batch.size(), e); // one route's failure must not take the others' outcomes
             }
             if (results == null || results.size() != batch.size()) {
                 results = failedAll(batch.size(), new IllegalStateException("publisher returned "

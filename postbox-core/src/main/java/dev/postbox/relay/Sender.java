@@ -8,15 +8,20 @@ import dev.postbox.spi.Publisher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Hands a batch to the publisher and collects one outcome per event within the send timeout. An
- * exception becomes RETRY or DEAD by the error classifier; a send still open at the deadline becomes a
- * retryable timeout; {@code null} means "unknown" (the relay is closing) and the lease is given back.
+ * Hands a batch to the publisher and collects one outcome per event within the send timeout. Whatever
+ * the publisher does is contained per event: an exception or {@link Error} (thrown at once or by a stage)
+ * becomes RETRY or DEAD by the error classifier, a stage that is cancelled, null or completes with null
+ * becomes a retryable failure, a wrong number of stages a retryable failure of every event of the call
+ * (their outcomes cannot be told apart), a send still open at the deadline a retryable timeout.
+ * {@code null} means "unknown" (the relay is closing) and the lease is given back.
  */
 final class Sender {
 
@@ -44,11 +49,9 @@ final class Sender {
         List<CompletionStage<PublishResult>> stages;
         try {
             stages = publisher.publish(batch);
-        } catch (RuntimeException e) {
-            stages = null;
-            for (int i = 0; i < batch.size(); i++) {
-                results.add(classify(e));
-            }
+        } catch (Throwable e) { // an Error of a publisher is this batch's failure, never the relay thread's end
+            PublishResult failed = classify(e);
+            batch.forEach(r -> results.add(failed));
             return results;
         }
         if (stages == null || stages.size() != batch.size()) {
@@ -59,16 +62,28 @@ final class Sender {
         }
         boolean interrupted = false;
         for (CompletionStage<PublishResult> stage : stages) {
-            java.util.concurrent.CompletableFuture<PublishResult> f = stage.toCompletableFuture();
+            if (stage == null) {
+                results.add(PublishResult.retry("publisher returned a null stage"));
+                continue;
+            }
+            CompletableFuture<PublishResult> f;
+            try {
+                f = stage.toCompletableFuture();
+            } catch (RuntimeException e) { // a stage type that cannot be waited on
+                results.add(PublishResult.retry("publisher returned a stage that cannot be awaited: " + e));
+                continue;
+            }
             if (interrupted && !f.isDone()) {
                 results.add(null);
                 continue;
             }
             try {
                 PublishResult r = f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                results.add(r == null ? PublishResult.retry("publisher returned no outcome") : r);
+                results.add(r == null || r.kind() == null ? PublishResult.retry("publisher returned no outcome") : r);
             } catch (TimeoutException e) {
                 results.add(PublishResult.retry("publish timed out after " + sendTimeout));
+            } catch (CancellationException e) {
+                results.add(PublishResult.retry("publish was cancelled by the publisher"));
             } catch (ExecutionException e) {
                 results.add(classify(e.getCause() == null ? e : e.getCause()));
             } catch (InterruptedException e) {
@@ -83,7 +98,12 @@ final class Sender {
 
     private PublishResult classify(Throwable error) {
         String reason = error.getClass().getSimpleName() + ": " + error.getMessage();
-        return classifier.classify(error) == ErrorClassifier.Decision.DEAD
-                ? PublishResult.dead(reason) : PublishResult.retry(reason);
+        ErrorClassifier.Decision decision;
+        try {
+            decision = classifier.classify(error);
+        } catch (Throwable e) {
+            decision = ErrorClassifier.DEFAULT.classify(error);
+        }
+        return decision == ErrorClassifier.Decision.DEAD ? PublishResult.dead(reason) : PublishResult.retry(reason);
     }
 }

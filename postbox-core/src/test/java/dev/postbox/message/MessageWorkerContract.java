@@ -426,6 +426,40 @@ public abstract class MessageWorkerContract extends DatabaseContract {
     }
 
     @Test
+    final void anErrorFromAHandlerOrAListenerIsRecordedAndTheWorkerThreadGoesOn() throws Exception {
+        createEvent("M-1", TYPE, 3);
+        createEvent("M-2", TYPE, 3);
+        WorkerListener throwing = new WorkerListener() {
+            @Override
+            public void handled(MessageRecord event, Duration took, Throwable error) {
+                throw new NoClassDefFoundError("dev/example/Missing");
+            }
+        };
+        MessageWorker w = worker("w-err").listener(throwing).pollInterval(Duration.ofMillis(5), Duration.ofMillis(20))
+                .handler(TYPE, counting(e -> {
+                    if (e.eventNo().equals("M-1")) {
+                        throw new AssertionError("handler assertion");
+                    }
+                })).start();
+        try {
+            dev.postbox.testing.Await.until("M-1 failed, M-2 succeeded", Duration.ofSeconds(30),
+                    () -> stored("M-1").status() == MessageStatus.FAILED && stored("M-2").status() == MessageStatus.SUCCEEDED);
+            assertThat(stored("M-1").failReason()).contains("AssertionError").contains("handler assertion");
+            assertThat(stored("M-1").retryCount()).isEqualTo(1);
+            assertThat(w.isRunning()).as("the worker thread survived both errors").isTrue();
+            createEvent("M-3", TYPE, 3);
+            w.wakeUp();
+            dev.postbox.testing.Await.until("M-3 handled by the same thread", Duration.ofSeconds(30),
+                    () -> stored("M-3").status() == MessageStatus.SUCCEEDED);
+            assertThat(w.isRunning()).isTrue();
+        } finally {
+            w.close();
+        }
+        assertThat(w.isRunning()).isFalse();
+        assertThat(withStatus(MessageStatus.PROCESSING)).isZero();
+    }
+
+    @Test
     final void aWorkerClaimsOnlyTheTypesItHandles() throws Exception {
         createEvent("M-MINE", TYPE, 3);
         createEvent("M-OTHER", "OTHER_TYPE", 3);

@@ -46,6 +46,16 @@ final class Listeners {
             }
 
             @Override
+            public void leaseExpired(OutboxRecord event, int leaseExpiries) {
+                listeners.forEach(l -> l.leaseExpired(event, leaseExpiries));
+            }
+
+            @Override
+            public void clockSkew(String relayId, Duration offset, Duration bound, boolean trusted) {
+                listeners.forEach(l -> l.clockSkew(relayId, offset, bound, trusted));
+            }
+
+            @Override
             public void batch(String relayId, int claimed, int published, int failed, int dead, Duration took) {
                 listeners.forEach(l -> l.batch(relayId, claimed, published, failed, dead, took));
             }

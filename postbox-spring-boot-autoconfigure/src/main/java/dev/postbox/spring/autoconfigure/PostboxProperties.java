@@ -157,7 +157,10 @@ public class PostboxProperties {
         /** Events claimed per cycle (1..5000). */
         private int batchSize = RelayDefaults.BATCH_SIZE;
 
-        /** How long a claim is held before another relay may take the events over; longer than send-timeout. */
+        /**
+         * How long a claim is held before another relay may take the events over (at least 300ms); renewed
+         * every third of it while the batch is in flight, so it is how long a dead relay's events wait.
+         */
         private Duration leaseDuration = RelayDefaults.LEASE;
 
         /** How long one send may take before it counts as failed. */

@@ -67,6 +67,19 @@ public final class RelayLifecycle implements SmartLifecycle, DisposableBean {
         return PHASE;
     }
 
+    /**
+     * Whether the relay really works: started by this lifecycle and its thread alive ({@link Relay#isRunning()});
+     * false when the relay's thread died. For the health indicator.
+     */
+    public synchronized boolean relayWorking() {
+        return running && relay != null && relay.isRunning();
+    }
+
+    /** Whether the running relay's clock is within its bound of the database's (true when not running). */
+    public synchronized boolean relayClockTrusted() {
+        return !running || relay == null || relay.clockTrusted();
+    }
+
     /** The relay while running, or null. */
     public synchronized Relay relay() {
         return running ? relay : null;

@@ -261,7 +261,7 @@ class PostboxAutoConfigurationTest {
         runner(TestDatabase.h2()).withPropertyValues("postbox.relay.batch-size=0").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
                         .hasMessageContaining("postbox.relay.batch-size").hasMessageContaining("5000"));
-        runner(TestDatabase.h2()).withPropertyValues("postbox.relay.lease-duration=5s", "postbox.relay.send-timeout=10s").run(ctx ->
+        runner(TestDatabase.h2()).withPropertyValues("postbox.relay.lease-duration=100ms", "postbox.relay.send-timeout=10s").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().hasMessageContaining("postbox.relay.lease-duration"));
         runner(TestDatabase.h2()).withPropertyValues("postbox.table-prefix=Bad-Prefix").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)

@@ -32,6 +32,7 @@ public final class PostboxHealth {
     private final Duration maxOldestPendingAge;
     private final long maxDead;
     private final BooleanSupplier relayRunning;
+    private final BooleanSupplier relayClockTrusted;
 
     /**
      * @param queries             where the backlogs are read when there is no fresh read
@@ -42,6 +43,17 @@ public final class PostboxHealth {
      */
     public PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
                          BooleanSupplier relayRunning) {
+        this(queries, monitor, maxOldestPendingAge, maxDead, relayRunning, null);
+    }
+
+    /**
+     * As above; {@code relayClockTrusted} says whether the relay's clock is within its bound of the
+     * database's (a relay beyond it takes over no expired lease), or is null when there is no relay.
+     * A relay whose thread died, or whose clock is not trusted, makes the health DOWN.
+     */
+    public PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
+                         BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted) {
+        this.relayClockTrusted = relayClockTrusted;
         this.queries = Objects.requireNonNull(queries, "queries");
         this.monitor = monitor;
         if (maxOldestPendingAge == null || maxOldestPendingAge.isNegative() || maxOldestPendingAge.isZero()) {
@@ -89,7 +101,18 @@ public final class PostboxHealth {
         thresholds.put("maxDead", maxDead);
         details.put("thresholds", thresholds);
         if (relayRunning != null) {
-            details.put("relayRunning", relayRunning.getAsBoolean());
+            boolean runs = relayRunning.getAsBoolean();
+            details.put("relayRunning", runs);
+            if (!runs && relayClockTrusted != null) {
+                problems.add("the relay is not running (its thread stopped: see the log)");
+            }
+        }
+        if (relayClockTrusted != null) {
+            boolean trusted = relayClockTrusted.getAsBoolean();
+            details.put("relayClockTrusted", trusted);
+            if (!trusted) {
+                problems.add("the relay's clock is too far from the database's: it takes over no expired lease");
+            }
         }
         if (!problems.isEmpty()) {
             details.put("reason", String.join("; ", problems));

@@ -43,7 +43,8 @@ public class PostboxHealthAutoConfiguration {
                                 ObjectProvider<RelayLifecycle> relay) {
         RelayLifecycle r = relay.getIfUnique();
         return new PostboxHealth(postbox.queries(), monitor.getIfUnique(),
-                p.getHealth().getMaxOldestPendingAge(), p.getHealth().getMaxDead(), r == null ? null : r::isRunning);
+                p.getHealth().getMaxOldestPendingAge(), p.getHealth().getMaxDead(), r == null ? null : r::relayWorking,
+                r == null ? null : r::relayClockTrusted);
     }
 
     @Configuration(proxyBeanMethods = false)

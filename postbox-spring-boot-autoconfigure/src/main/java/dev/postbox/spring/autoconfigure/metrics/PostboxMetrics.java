@@ -60,6 +60,7 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
     private volatile Counter messageFailed;
     private volatile Counter messageDead;
     private volatile Counter messageCancelled;
+    private volatile Counter leaseExpiries;
 
     /**
      * @param monitor       the source of the backlog gauges
@@ -89,6 +90,9 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
         messageFailed = messageOutcome("failed");
         messageDead = messageOutcome("dead");
         messageCancelled = messageOutcome("cancelled");
+        leaseExpiries = Counter.builder("postbox.relay.lease.expiries")
+                .description("Events taken over after their relay's lease expired without an outcome (a relay"
+                        + " crashed or was killed); not publish failures").register(registry);
         bound = true;
         knownChannels.forEach(this::channel);
     }
@@ -114,6 +118,14 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
         Gauge.builder("postbox." + table + ".backlog", monitor, m -> value(m, of, count)).tag("status", status)
                 .description(Character.toUpperCase(what.charAt(0)) + what.substring(1) + " by status")
                 .strongReference(true).register(registry);
+    }
+
+    @Override
+    public void leaseExpired(OutboxRecord event, int expiries) {
+        Counter c = leaseExpiries;
+        if (c != null) {
+            c.increment();
+        }
     }
 
     private Counter messageOutcome(String outcome) {

@@ -51,6 +51,18 @@ abstract class PostboxHealthContract {
     }
 
     @Test
+    final void downWhenTheRelayStoppedWhileTheApplicationRuns() {
+        ObservedApp.runner(db.dataSource()).withPropertyValues("postbox.metrics.enabled=false").run(context -> {
+            assertThat(health(context).getDetails()).containsEntry("relayRunning", true).containsEntry("relayClockTrusted", true);
+            context.getBean(dev.postbox.spring.autoconfigure.RelayLifecycle.class).relay().close(); // as if its thread died
+            Health h = health(context);
+            assertThat(h.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(h.getDetails()).containsEntry("relayRunning", false);
+            assertThat((String) h.getDetails().get("reason")).contains("the relay is not running");
+        });
+    }
+
+    @Test
     final void downWhenTheOldestPendingEventIsOlderThanTheMaximum() {
         ObservedApp.runner(db.dataSource()).withPropertyValues("postbox.relay.enabled=false",
                 "postbox.health.max-oldest-pending-age=1s").run(context -> {

@@ -73,6 +73,19 @@ class PostboxMetricsLifecycleTest {
         assertThat(registry.find("postbox.outbox.backlog").gauges()).hasSize(4).allMatch(g -> Double.isNaN(g.value()));
     }
 
+    @Test
+    void leaseExpiriesAreCountedApartFromPublishOutcomes() {
+        BacklogMonitor monitor = new BacklogMonitor(Postbox.builder(db.dataSource()).build().queries(), Duration.ofSeconds(1));
+        PostboxMetrics metrics = new PostboxMetrics(monitor, List.of("MQ"));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        metrics.bindTo(registry);
+        assertThat(registry.find("postbox.relay.lease.expiries").counter().count()).isZero();
+        metrics.leaseExpired(null, 1);
+        metrics.leaseExpired(null, 2);
+        assertThat(registry.find("postbox.relay.lease.expiries").counter().count()).isEqualTo(2);
+        assertThat(registry.find("postbox.publish.outcomes").tags("channel", "MQ").counters()).allMatch(c -> c.count() == 0);
+    }
+
     private static List<Thread> backlogThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.isAlive() && t.getName().startsWith(BacklogMonitor.THREAD_NAME)).toList();
