@@ -51,7 +51,7 @@ final class ChaosBench implements Command {
         d.put("rate", "100");
         d.put("rollback-pct", "5");
         d.put("batch", "100");
-        d.put("lease-ms", "10000");
+        d.put("lease-ms", String.valueOf(dev.postbox.relay.RelayDefaults.LEASE.toMillis())); // the relay's own default
         d.put("outage-ms", "5000");
         d.put("db-down-ms", "2000");
         d.put("drain-timeout", "300");
@@ -77,8 +77,9 @@ final class ChaosBench implements Command {
             throw new UsageException("option --rollback-pct must be between 0 and 100 (was " + o.nonNegativeInt("rollback-pct") + ")");
         }
         o.positiveInt("batch");
-        if (o.positiveInt("lease-ms") < 1000) {
-            throw new UsageException("option --lease-ms must be at least 1000 (was " + o.positiveInt("lease-ms") + ")");
+        long minLease = dev.postbox.relay.RelayDefaults.MIN_LEASE.toMillis();
+        if (o.positiveInt("lease-ms") < minLease) {
+            throw new UsageException("option --lease-ms must be at least " + minLease + " (was " + o.positiveInt("lease-ms") + ")");
         }
         o.positiveInt("outage-ms");
         o.positiveInt("db-down-ms");

@@ -28,7 +28,7 @@ public final class ChaosRelay {
         d.put("dialect", "");
         d.put("instance", "");
         d.put("batch", "100");
-        d.put("lease-ms", "10000");
+        d.put("lease-ms", String.valueOf(dev.postbox.relay.RelayDefaults.LEASE.toMillis()));
         d.put("send-timeout-ms", "5000");
         d.put("sink", "");
         d.put("secret", "");
