@@ -42,18 +42,39 @@ final class Leases {
 
     /** Marks {@code events} PUBLISHED in one statement; returns how many this relay still held. */
     int published(Connection c, List<OutboxRecord> events, String owner, Instant now) throws SQLException {
+        return fencedUpdate(c, events, owner, "publish_status = 2, published_time = ?, fail_reason = NULL,"
+                + " next_retry_time = NULL, locked_by = NULL, lock_until = NULL, update_time = ?", now, now);
+    }
+
+    /**
+     * Runs {@code UPDATE ... SET set} (two time parameters, {@code first} and {@code second}) on the rows of
+     * {@code events} that this relay still holds at the version it claimed; returns how many those were.
+     * PostgreSQL: the (id, version) pairs as two arrays joined by primary key, four parameters whatever the
+     * batch size, so planning stays cheap with the relay's custom plans. H2 evaluates a long (id, version)
+     * IN list slowly; in memory, a JDBC batch of single-row updates is faster. MySQL: one IN list.
+     */
+    private int fencedUpdate(Connection c, List<OutboxRecord> events, String owner, String set, Instant first,
+                             Instant second) throws SQLException {
         if (events.isEmpty()) {
             return 0;
         }
         if (dialect == Dialect.H2) {
-            return publishedOneByOne(c, events, owner, now);
+            return fencedBatch(c, "UPDATE " + table + " SET " + set
+                    + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1", events, owner, first, second);
         }
         if (dialect == Dialect.POSTGRESQL) {
-            return publishedByArrays(c, events, owner, now);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " AS t SET " + set
+                    + " FROM unnest(?::bigint[], ?::int[]) AS v(id, version)"
+                    + " WHERE t.id = v.id AND t.version = v.version AND t.locked_by = ? AND t.publish_status = 1")) {
+                dialect.bindTime(ps, 1, first);
+                dialect.bindTime(ps, 2, second);
+                ps.setArray(3, c.createArrayOf("bigint", events.stream().map(OutboxRecord::id).toArray()));
+                ps.setArray(4, c.createArrayOf("integer", events.stream().map(OutboxRecord::version).toArray()));
+                ps.setString(5, owner);
+                return ps.executeUpdate();
+            }
         }
-        StringBuilder sql = new StringBuilder("UPDATE ").append(table)
-                .append(" SET publish_status = 2, published_time = ?, fail_reason = NULL, next_retry_time = NULL,")
-                .append(" locked_by = NULL, lock_until = NULL, update_time = ? WHERE id IN (");
+        StringBuilder sql = new StringBuilder("UPDATE ").append(table).append(" SET ").append(set).append(" WHERE id IN (");
         for (int i = 0; i < events.size(); i++) {
             sql.append(i == 0 ? "?" : ", ?");
         }
@@ -64,8 +85,8 @@ final class Leases {
         sql.append(')');
         try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
             int i = 1;
-            dialect.bindTime(ps, i++, now);
-            dialect.bindTime(ps, i++, now);
+            dialect.bindTime(ps, i++, first);
+            dialect.bindTime(ps, i++, second);
             for (OutboxRecord e : events) {
                 ps.setLong(i++, e.id());
             }
@@ -79,41 +100,16 @@ final class Leases {
     }
 
     /**
-     * PostgreSQL: the (id, version) pairs as two arrays joined by primary key: four parameters whatever the
-     * batch size, so planning stays cheap with the relay's custom plans.
+     * Runs {@code sql} (parameters: first, second, id, version, owner) once per event in one JDBC batch;
+     * returns how many rows this relay still held.
      */
-    private int publishedByArrays(Connection c, List<OutboxRecord> events, String owner, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " AS t SET publish_status = 2, published_time = ?,"
-                + " fail_reason = NULL, next_retry_time = NULL, locked_by = NULL, lock_until = NULL, update_time = ?"
-                + " FROM unnest(?::bigint[], ?::int[]) AS v(id, version)"
-                + " WHERE t.id = v.id AND t.version = v.version AND t.locked_by = ? AND t.publish_status = 1")) {
-            dialect.bindTime(ps, 1, now);
-            dialect.bindTime(ps, 2, now);
-            ps.setArray(3, c.createArrayOf("bigint", events.stream().map(OutboxRecord::id).toArray()));
-            ps.setArray(4, c.createArrayOf("integer", events.stream().map(OutboxRecord::version).toArray()));
-            ps.setString(5, owner);
-            return ps.executeUpdate();
-        }
-    }
-
-    /** H2 evaluates a long (id, version) IN list slowly; in memory, a JDBC batch of single-row updates is faster. */
-    private int publishedOneByOne(Connection c, List<OutboxRecord> events, String owner, Instant now) throws SQLException {
-        return fencedBatch(c, "UPDATE " + table + " SET publish_status = 2, published_time = ?,"
-                + " fail_reason = NULL, next_retry_time = NULL, locked_by = NULL, lock_until = NULL, update_time = ?"
-                + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1", events, owner, now);
-    }
-
-    /**
-     * Runs {@code sql} (parameters: now, now, id, version, owner) once per event in one JDBC batch; returns how
-     * many rows this relay still held.
-     */
-    private int fencedBatch(Connection c, String sql, List<OutboxRecord> events, String owner, Instant now)
-            throws SQLException {
+    private int fencedBatch(Connection c, String sql, List<OutboxRecord> events, String owner, Instant first,
+                            Instant second) throws SQLException {
         int updated = 0;
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (OutboxRecord e : events) {
-                dialect.bindTime(ps, 1, now);
-                dialect.bindTime(ps, 2, now);
+                dialect.bindTime(ps, 1, first);
+                dialect.bindTime(ps, 2, second);
                 ps.setLong(3, e.id());
                 ps.setInt(4, e.version());
                 ps.setString(5, owner);
@@ -153,63 +149,7 @@ final class Leases {
      * batch on H2.
      */
     int renew(Connection c, List<OutboxRecord> events, String owner, Instant lockUntil, Instant now) throws SQLException {
-        if (events.isEmpty()) {
-            return 0;
-        }
-        if (dialect == Dialect.POSTGRESQL) {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " AS t SET lock_until = ?, update_time = ?"
-                    + " FROM unnest(?::bigint[], ?::int[]) AS v(id, version)"
-                    + " WHERE t.id = v.id AND t.version = v.version AND t.locked_by = ? AND t.publish_status = 1")) {
-                dialect.bindTime(ps, 1, lockUntil);
-                dialect.bindTime(ps, 2, now);
-                ps.setArray(3, c.createArrayOf("bigint", events.stream().map(OutboxRecord::id).toArray()));
-                ps.setArray(4, c.createArrayOf("integer", events.stream().map(OutboxRecord::version).toArray()));
-                ps.setString(5, owner);
-                return ps.executeUpdate();
-            }
-        }
-        if (dialect == Dialect.H2) {
-            int updated = 0;
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET lock_until = ?, update_time = ?"
-                    + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1")) {
-                for (OutboxRecord e : events) {
-                    dialect.bindTime(ps, 1, lockUntil);
-                    dialect.bindTime(ps, 2, now);
-                    ps.setLong(3, e.id());
-                    ps.setInt(4, e.version());
-                    ps.setString(5, owner);
-                    ps.addBatch();
-                }
-                for (int n : ps.executeBatch()) {
-                    updated += Math.max(n, 0);
-                }
-            }
-            return updated;
-        }
-        StringBuilder sql = new StringBuilder("UPDATE ").append(table)
-                .append(" SET lock_until = ?, update_time = ? WHERE id IN (");
-        for (int i = 0; i < events.size(); i++) {
-            sql.append(i == 0 ? "?" : ", ?");
-        }
-        sql.append(") AND locked_by = ? AND publish_status = 1 AND (id, version) IN (");
-        for (int i = 0; i < events.size(); i++) {
-            sql.append(i == 0 ? "(?, ?)" : ", (?, ?)");
-        }
-        sql.append(')');
-        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-            int i = 1;
-            dialect.bindTime(ps, i++, lockUntil);
-            dialect.bindTime(ps, i++, now);
-            for (OutboxRecord e : events) {
-                ps.setLong(i++, e.id());
-            }
-            ps.setString(i++, owner);
-            for (OutboxRecord e : events) {
-                ps.setLong(i++, e.id());
-                ps.setInt(i++, e.version());
-            }
-            return ps.executeUpdate();
-        }
+        return fencedUpdate(c, events, owner, "lock_until = ?, update_time = ?", lockUntil, now);
     }
 
     /** Gives leases back unpublished (graceful shutdown): PENDING again, or FAILED due now after failures. */
@@ -217,6 +157,6 @@ final class Leases {
         if (events.isEmpty()) {
             return 0;
         }
-        return fencedBatch(c, releaseSql, events, owner, now);
+        return fencedBatch(c, releaseSql, events, owner, now, now);
     }
 }

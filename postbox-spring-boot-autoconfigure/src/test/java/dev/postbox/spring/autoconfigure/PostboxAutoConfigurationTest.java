@@ -319,6 +319,7 @@ class PostboxAutoConfigurationTest {
                 .run(ctx -> {
                     assertThat(ctx).hasNotFailed();
                     Postbox postbox = ctx.getBean(Postbox.class);
+                    ctx.getBean(EventBus.class).subscribe("order.event", r -> { }); // an unsubscribed topic fails
                     TransactionTemplate tx = new TransactionTemplate(ctx.getBean(org.springframework.transaction.PlatformTransactionManager.class));
                     Thread.sleep(500); // the relay's first (empty) poll is over; it now waits 30 s unless woken
                     long start = System.nanoTime();
@@ -398,6 +399,7 @@ class PostboxAutoConfigurationTest {
         runner(db).withUserConfiguration(TimeoutJob.class).run(ctx -> {
             assertThat(ctx).hasNotFailed().hasSingleBean(CompensationJobsLifecycle.class);
             JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+            ctx.getBean(EventBus.class).subscribe("order.event", r -> { }); // an unsubscribed topic fails
             createOrders(jdbc);
             jdbc.update("INSERT INTO t_order VALUES ('O-1', 'CREATED')");
             Postbox postbox = ctx.getBean(Postbox.class);
