@@ -76,7 +76,7 @@ public final class Relay implements AutoCloseable {
     Relay(Settings settings, RelayBuilder config) {
         this.settings = settings;
         this.config = config;
-        this.sender = new Sender(config.publisher, config.classifier, config.sendTimeout);
+        this.sender = new Sender(config.publisher, config.classifier, config.sendTimeout, config.instanceId);
         this.claimer = Claimer.forDialect(settings.dialect(), settings.tables().outbox(), config.ordered,
                 config.unorderedTopics);
         this.followers = config.ordered ? Claimer.followers(settings.dialect(), settings.tables().outbox(),
@@ -665,6 +665,7 @@ public final class Relay implements AutoCloseable {
             stillWorking = t != null && t.isAlive();
         }
         keeper.close();
+        sender.close();
         if (stillWorking) {
             log.warn("Relay {}: still publishing after the shutdown timeout {} plus the send timeout {} (a publisher"
                     + " that ignores interrupts); not waiting longer: its leases expire after {}", config.instanceId,

@@ -12,6 +12,9 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -22,17 +25,37 @@ import java.util.concurrent.TimeoutException;
  * becomes a retryable failure, a wrong number of stages a retryable failure of every event of the call
  * (their outcomes cannot be told apart), a send still open at the deadline a retryable timeout.
  * {@code null} means "unknown" (the relay is closing) and the lease is given back.
+ *
+ * <p>The publisher is called on a thread of its own ({@code postbox-send-<relay>}), and the relay waits
+ * for the call itself only until the deadline too: a publisher that blocks its caller (a reconnect, a
+ * full client buffer, a metadata fetch) would otherwise hold the relay thread, and the events' outcome,
+ * for as long as it blocks, past every send timeout. A call still running at the deadline makes every
+ * event of it a retryable timeout. Calls stay sequential and in order on that one thread, so a late call
+ * still runs before the next one: an event sent late is sent again (the consumer's inbox absorbs it),
+ * never after a later event of its aggregate.
  */
-final class Sender {
+final class Sender implements AutoCloseable {
 
     private final Publisher publisher;
     private final ErrorClassifier classifier;
     private final Duration sendTimeout;
+    private final ExecutorService caller;
 
-    Sender(Publisher publisher, ErrorClassifier classifier, Duration sendTimeout) {
+    Sender(Publisher publisher, ErrorClassifier classifier, Duration sendTimeout, String relayId) {
         this.publisher = publisher;
         this.classifier = classifier;
         this.sendTimeout = sendTimeout;
+        this.caller = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "postbox-send-" + relayId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Stops the publisher's calling thread; a call still running is interrupted. */
+    @Override
+    public void close() {
+        caller.shutdownNow();
     }
 
     /** One outcome per event of {@code batch}, in order; null where the outcome is unknown. */
@@ -47,11 +70,35 @@ final class Sender {
             return results;
         }
         List<CompletionStage<PublishResult>> stages;
+        boolean interrupted = false;
         try {
-            stages = publisher.publish(batch);
-        } catch (Throwable e) { // an Error of a publisher is this batch's failure, never the relay thread's end
-            PublishResult failed = classify(e);
+            java.util.concurrent.Future<List<CompletionStage<PublishResult>>> call;
+            try {
+                call = caller.submit(() -> publisher.publish(batch));
+            } catch (RejectedExecutionException e) { // closed
+                batch.forEach(r -> results.add(null));
+                return results;
+            }
+            List<CompletionStage<PublishResult>> got = null;
+            while (true) {
+                try {
+                    got = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    break;
+                } catch (InterruptedException e) {
+                    // close() is stopping the relay: the call already made still has until its deadline to
+                    // return (what it sent is then recorded); stages still open after it are unknown
+                    interrupted = true;
+                }
+            }
+            stages = got;
+        } catch (ExecutionException e) { // an Error of a publisher is this batch's failure, never the relay thread's end
+            PublishResult failed = classify(e.getCause() == null ? e : e.getCause());
             batch.forEach(r -> results.add(failed));
+            return results;
+        } catch (TimeoutException e) {
+            PublishResult late = interrupted ? null : PublishResult.retry("publish timed out after " + sendTimeout
+                    + ": the publisher's call did not return");
+            batch.forEach(r -> results.add(late));
             return results;
         }
         if (stages == null || stages.size() != batch.size()) {
@@ -60,7 +107,6 @@ final class Sender {
             batch.forEach(r -> results.add(wrong));
             return results;
         }
-        boolean interrupted = false;
         for (CompletionStage<PublishResult> stage : stages) {
             if (stage == null) {
                 results.add(PublishResult.retry("publisher returned a null stage"));

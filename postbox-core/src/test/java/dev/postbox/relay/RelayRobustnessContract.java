@@ -259,6 +259,39 @@ public abstract class RelayRobustnessContract extends DatabaseContract {
         assertThat(receiver.duplicates()).isZero();
     }
 
+    @Test
+    final void aPublisherWhoseCallBlocksPastTheSendTimeoutIsATimedOutAttemptNotAStuckRelay() throws Exception {
+        write("BLOCK-1", "B1", "MQ", "order.event");
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        Publisher blocking = records -> { // e.g. a client reconnecting on the caller's thread
+            if (calls.incrementAndGet() == 1) {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return records.stream().map(r -> (CompletionStage<PublishResult>) CompletableFuture.completedFuture(
+                    PublishResult.published())).toList();
+        };
+        try (Relay relay = relay(blocking, "relay-blocked").sendTimeout(Duration.ofMillis(500)).build()) {
+            long started = System.nanoTime();
+            Cycle cycle = relay.runOnce();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the relay waited for the deadline only")
+                    .isLessThan(Duration.ofSeconds(10));
+            assertThat(cycle.failed()).isEqualTo(1);
+            OutboxRecord r = event("BLOCK-1");
+            assertThat(r.status()).isEqualTo(OutboxStatus.FAILED);
+            assertThat(r.retryCount()).as("a timed-out attempt").isEqualTo(1);
+            assertThat(r.failReason()).contains("did not return");
+            release.countDown();
+            clock.advance(Duration.ofHours(1)); // its retry is due
+            Await.until("the retry is published", WAIT, () -> relay.runOnce().published() == 1);
+        }
+        assertThat(event("BLOCK-1").status()).isEqualTo(OutboxStatus.PUBLISHED);
+    }
+
     // F4
 
     @Test
