@@ -70,7 +70,7 @@ final class Sender implements AutoCloseable {
             return results;
         }
         List<CompletionStage<PublishResult>> stages;
-        boolean interrupted = false;
+        boolean interrupted;
         try {
             java.util.concurrent.Future<List<CompletionStage<PublishResult>>> call;
             try {
@@ -79,24 +79,15 @@ final class Sender implements AutoCloseable {
                 batch.forEach(r -> results.add(null));
                 return results;
             }
-            List<CompletionStage<PublishResult>> got = null;
-            while (true) {
-                try {
-                    got = call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    break;
-                } catch (InterruptedException e) {
-                    // close() is stopping the relay: the call already made still has until its deadline to
-                    // return (what it sent is then recorded); stages still open after it are unknown
-                    interrupted = true;
-                }
-            }
-            stages = got;
+            stages = awaitCall(call, deadline);
+            interrupted = Thread.interrupted(); // awaitCall keeps a close()'s interrupt for the stages below
         } catch (ExecutionException e) { // an Error of a publisher is this batch's failure, never the relay thread's end
+            Thread.interrupted(); // a close()'s interrupt: cleared, so that the outcomes can still be recorded
             PublishResult failed = classify(e.getCause() == null ? e : e.getCause());
             batch.forEach(r -> results.add(failed));
             return results;
         } catch (TimeoutException e) {
-            PublishResult late = interrupted ? null : PublishResult.retry("publish timed out after " + sendTimeout
+            PublishResult late = Thread.interrupted() ? null : PublishResult.retry("publish timed out after " + sendTimeout
                     + ": the publisher's call did not return");
             batch.forEach(r -> results.add(late));
             return results;
@@ -140,6 +131,29 @@ final class Sender implements AutoCloseable {
             }
         }
         return results;
+    }
+
+    /**
+     * The publisher's answer, waiting until {@code deadline}. An interrupt (close() stopping the relay) does not
+     * cut the wait short: the call already made may still return what it sent, which is then recorded; the
+     * interrupt is kept set for the caller, for whom stages still open are then unknown.
+     */
+    private static <T> T awaitCall(java.util.concurrent.Future<T> call, long deadline)
+            throws ExecutionException, TimeoutException {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private PublishResult classify(Throwable error) {

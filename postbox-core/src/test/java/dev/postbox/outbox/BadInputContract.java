@@ -240,18 +240,7 @@ public abstract class BadInputContract extends DatabaseContract {
 
     /** A write that must be refused naming the field and the limit: nothing in {@code table}, the business rows commit. */
     protected final void refusedWithNothingWritten(TxWork<?> write, TextCase tc, String table) throws Exception {
-        try (Connection c = ds.getConnection()) {
-            c.setAutoCommit(false);
-            insertOrder(c, "O-before");
-            assertThatThrownBy(() -> write.run(c))
-                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo(tc.field()))
-                    .hasMessageStartingWith(tc.field() + ":")
-                    .hasMessageContaining(tc.refusal());
-            insertOrder(c, "O-after");
-            c.commit();
-        }
-        assertThat(count(table)).isZero();
-        assertThat(count("app_order")).isEqualTo(2);
+        refusedWithNothingWritten(write, tc.field(), tc.refusal(), table);
     }
 
     @Test

@@ -293,18 +293,7 @@ public abstract class BadKeyAndFilterContract extends DatabaseContract {
 
     /** A call in the caller's transaction that must be refused: nothing in {@code table}, the business rows commit. */
     private void refused(TxWork<?> call, TextCase tc, String table) throws Exception {
-        try (Connection c = ds.getConnection()) {
-            c.setAutoCommit(false);
-            insertOrder(c, "O-before");
-            assertThatThrownBy(() -> call.run(c))
-                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo(tc.field()))
-                    .hasMessageStartingWith(tc.field() + ":")
-                    .hasMessageContaining(tc.refusal());
-            insertOrder(c, "O-after");
-            c.commit();
-        }
-        assertThat(count(table)).isZero();
-        assertThat(count("app_order")).isEqualTo(2);
+        refusedWithNothingWritten(call, tc.field(), tc.refusal(), table);
         assertThat(queryLong("SELECT COUNT(*) FROM app_order WHERE order_no = 'O-work'")).isZero();
     }
 }

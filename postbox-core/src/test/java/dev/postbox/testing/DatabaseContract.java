@@ -1,6 +1,7 @@
 package dev.postbox.testing;
 
 import dev.postbox.Postbox;
+import dev.postbox.ValidationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -15,6 +16,9 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.TimeZone;
 import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Base of every conformance suite: one throw-away database per test class with the Postbox schema and
@@ -131,6 +135,28 @@ public abstract class DatabaseContract {
                 return rs.next() ? rs.getString(1) : null;
             }
         }
+    }
+
+    /**
+     * A call in the caller's transaction that must be refused before any SQL: a {@code ValidationException}
+     * naming {@code field}, whose message contains {@code refusal} (the limit); nothing lands in {@code table},
+     * and the business rows written before and after it in the same transaction commit.
+     */
+    protected final void refusedWithNothingWritten(TxWork<?> call, String field, String refusal, String table)
+            throws Exception {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            insertOrder(c, "O-before");
+            assertThatThrownBy(() -> call.run(c))
+                    .isInstanceOfSatisfying(ValidationException.class,
+                            e -> assertThat(e.field()).isEqualTo(field))
+                    .hasMessageStartingWith(field + ":")
+                    .hasMessageContaining(refusal);
+            insertOrder(c, "O-after");
+            c.commit();
+        }
+        assertThat(count(table)).isZero();
+        assertThat(count("app_order")).isEqualTo(2);
     }
 
     /** Inserts a business row in the caller's transaction. */
