@@ -1,6 +1,7 @@
 package dev.postbox;
 
 import dev.postbox.internal.Check;
+import dev.postbox.internal.Features;
 import dev.postbox.internal.Settings;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.jdbc.Schema;
@@ -49,13 +50,13 @@ public final class Postbox {
 
     private Postbox(Settings settings) {
         this.settings = settings;
-        this.outbox = Outbox.create(settings);
-        this.messages = MessageEvents.create(settings);
-        this.queries = new Queries(settings);
+        this.outbox = Features.make(Outbox.class, settings);
+        this.messages = Features.make(MessageEvents.class, settings);
+        this.queries = Features.make(Queries.class, settings);
         this.schema = new Schema(settings.dataSource(), settings.dialect(), settings.tables(), settings.clock());
-        this.admin = dev.postbox.admin.Admin.create(settings);
-        this.inbox = dev.postbox.inbox.Inbox.create(settings);
-        this.compensations = dev.postbox.compensation.Compensations.create(settings);
+        this.admin = Features.make(dev.postbox.admin.Admin.class, settings);
+        this.inbox = Features.make(dev.postbox.inbox.Inbox.class, settings);
+        this.compensations = Features.make(dev.postbox.compensation.Compensations.class, settings);
     }
 
     /** Starts configuring Postbox on {@code dataSource}, the application's own database. */
@@ -73,7 +74,8 @@ public final class Postbox {
      * table, an {@link dev.postbox.relay.EventBus} or a transport's publisher).
      */
     public dev.postbox.relay.RelayBuilder relay(dev.postbox.spi.Publisher publisher) {
-        return new dev.postbox.relay.RelayBuilder(settings, publisher);
+        return Features.make(dev.postbox.relay.RelayBuilder.class, dev.postbox.spi.Publisher.class, settings,
+                Objects.requireNonNull(publisher, "publisher"));
     }
 
     /**
@@ -95,7 +97,7 @@ public final class Postbox {
      * threads and its own small connection pool: {@code postbox.worker().handler("ORDER_PAID", h).start()}.
      */
     public dev.postbox.message.MessageWorkerBuilder worker() {
-        return new dev.postbox.message.MessageWorkerBuilder(settings);
+        return Features.make(dev.postbox.message.MessageWorkerBuilder.class, settings);
     }
 
     /** The idempotent consumer: runs a consumer's work once per event, in the consumer's transaction. */
@@ -113,7 +115,8 @@ public final class Postbox {
      * a scan for keys plus an action per key in its own transaction, guarded by {@link #compensations()}.
      */
     public dev.postbox.compensation.CompensationJob.Builder compensationJob(String bizType, String actionType) {
-        return new dev.postbox.compensation.CompensationJob.Builder(settings, compensations, bizType, actionType);
+        return Features.make(dev.postbox.compensation.CompensationJob.Builder.class, String[].class, settings,
+                new String[] {bizType, actionType});
     }
 
     /** A person's retry and cancel of outbox events, recorded with who and why. */
@@ -139,11 +142,6 @@ public final class Postbox {
     /** The table names in use. */
     public TableNames tables() {
         return settings.tables();
-    }
-
-    /** The frozen settings, for Postbox modules built on the core (relay, starter, server). */
-    public Settings settings() {
-        return settings;
     }
 
     /** Configuration of a {@link Postbox}; {@link #build()} validates it and freezes it. Not thread-safe. */

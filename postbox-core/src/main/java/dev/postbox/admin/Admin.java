@@ -20,9 +20,4 @@ public interface Admin {
 
     /** Cancels up to {@code filter.limit()} matching PENDING, FAILED or DEAD events; returns how many changed. */
     int cancelWhere(AdminFilter filter, String actor, String reason);
-
-    /** The JDBC implementation; applications use {@code postbox.admin()}. */
-    static Admin create(dev.postbox.internal.Settings settings) {
-        return new JdbcAdmin(settings);
-    }
 }

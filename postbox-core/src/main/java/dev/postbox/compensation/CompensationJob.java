@@ -224,8 +224,8 @@ public final class CompensationJob implements AutoCloseable {
         private Duration interval = DEFAULT_INTERVAL;
         private DataSource dataSource;
 
-        /** Used by {@code Postbox#compensationJob}. */
-        public Builder(Settings settings, Compensations compensations, String bizType, String actionType) {
+        /** Made by {@code Postbox#compensationJob} ({@link Wiring}). */
+        Builder(Settings settings, Compensations compensations, String bizType, String actionType) {
             this.settings = Objects.requireNonNull(settings, "settings");
             this.compensations = Objects.requireNonNull(compensations, "compensations");
             this.bizType = bizType;

@@ -52,9 +52,4 @@ public interface Compensations {
 
     /** The log row of a compensation, read with a connection of the Postbox data source; empty if it never ran. */
     Optional<CompensationRecord> find(String bizType, String bizKey, String actionType);
-
-    /** The JDBC implementation for frozen {@code settings}. Applications use {@code postbox.compensations()}. */
-    static Compensations create(dev.postbox.internal.Settings settings) {
-        return new JdbcCompensations(settings);
-    }
 }

@@ -66,9 +66,4 @@ public interface Inbox {
      * @return the number of rows deleted
      */
     long cleanup(Duration olderThan, int batchSize);
-
-    /** The JDBC inbox for frozen {@code settings}. Applications use {@code postbox.inbox()}. */
-    static Inbox create(dev.postbox.internal.Settings settings) {
-        return new JdbcInbox(settings);
-    }
 }

@@ -61,9 +61,4 @@ public interface MessageEvents {
      * (and nothing changed) otherwise.
      */
     boolean cancel(Connection connection, long id, String reason);
-
-    /** The JDBC implementation for frozen {@code settings}. Applications use {@code postbox.messages()}. */
-    static MessageEvents create(dev.postbox.internal.Settings settings) {
-        return new JdbcMessageEvents(settings);
-    }
 }

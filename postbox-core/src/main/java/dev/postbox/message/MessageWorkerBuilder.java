@@ -39,8 +39,8 @@ public final class MessageWorkerBuilder {
     DataSource dataSource;
     WorkerListener listener = WorkerListener.NOOP;
 
-    /** Used by {@code Postbox#worker()}. */
-    public MessageWorkerBuilder(Settings settings) {
+    /** Made by {@code Postbox#worker()} ({@link Wiring}). */
+    MessageWorkerBuilder(Settings settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
     }
 

@@ -29,9 +29,4 @@ public interface Outbox {
      * @return one result per event, in order
      */
     List<WriteResult> writeAll(Connection connection, List<OutboxEvent> events);
-
-    /** The JDBC outbox for frozen {@code settings}. Applications get theirs from {@code postbox.outbox()}. */
-    static Outbox create(dev.postbox.internal.Settings settings) {
-        return new JdbcOutbox(settings);
-    }
 }

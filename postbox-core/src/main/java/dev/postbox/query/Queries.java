@@ -8,8 +8,8 @@ public final class Queries {
     private final OutboxQueries outbox;
     private final MessageQueries messages;
 
-    /** Used by {@code Postbox}; applications call {@code postbox.queries()}. */
-    public Queries(Settings settings) {
+    /** Made by {@code Postbox} ({@link Wiring}); applications call {@code postbox.queries()}. */
+    Queries(Settings settings) {
         this.outbox = new JdbcOutboxQueries(settings);
         this.messages = new JdbcMessageQueries(settings);
     }

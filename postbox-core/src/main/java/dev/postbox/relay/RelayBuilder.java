@@ -47,8 +47,8 @@ public final class RelayBuilder {
     Duration maxClockSkew;
     boolean clockSkewCheck = true;
 
-    /** Used by {@code Postbox#relay}. */
-    public RelayBuilder(Settings settings, Publisher publisher) {
+    /** Made by {@code Postbox#relay} ({@link Wiring}). */
+    RelayBuilder(Settings settings, Publisher publisher) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.publisher = Objects.requireNonNull(publisher, "publisher");
     }

@@ -8,6 +8,7 @@ import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.WriteResult;
 import dev.postbox.testing.DatabaseContract;
+import dev.postbox.testing.PostboxInternals;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -132,8 +133,8 @@ public abstract class IndexUsageContract extends DatabaseContract {
     final void loadEventTables() throws Exception {
         loaded = newPostbox(b -> b.tablePrefix(PREFIX));
         loaded.schema().install();
-        JdbcOutboxQueries oq = new JdbcOutboxQueries(loaded.settings());
-        JdbcMessageQueries mq = new JdbcMessageQueries(loaded.settings());
+        JdbcOutboxQueries oq = new JdbcOutboxQueries(PostboxInternals.settings(loaded));
+        JdbcMessageQueries mq = new JdbcMessageQueries(PostboxInternals.settings(loaded));
         OutboxQueries oapi = loaded.queries().outbox();
         MessageQueries mapi = loaded.queries().messages();
         outbox = new Side(EventTable.OUTBOX, loaded.tables().outbox(), "publish_status", "aggregate_type",
@@ -234,7 +235,7 @@ public abstract class IndexUsageContract extends DatabaseContract {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 for (int b = 0; b < batches; b++) {
                     clock.set(START.minus(BATCH_STEP.multipliedBy(batches - b)));
-                    Instant now = loaded.settings().now();
+                    Instant now = PostboxInternals.settings(loaded).now();
                     if (b >= batches - API_BATCHES) {
                         for (int n = b * BATCH; n < (b + 1) * BATCH; n++) {
                             int key = n % KEYS;
@@ -389,7 +390,7 @@ public abstract class IndexUsageContract extends DatabaseContract {
     @Test
     final void dueRetryQueryReadsAnIndex() throws Exception {
         Failures failures = new Failures();
-        Instant now = loaded.settings().now();
+        Instant now = PostboxInternals.settings(loaded).now();
         for (Side side : sides()) {
             Page<Row> first = side.dueRetriesApi().apply(PageRequest.first(PAGE));
             List<Row> all = new ArrayList<>(first.items());
