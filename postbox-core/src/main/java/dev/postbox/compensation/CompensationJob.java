@@ -4,6 +4,7 @@ import dev.postbox.PostboxSqlException;
 import dev.postbox.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.PollLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,19 +68,26 @@ public final class CompensationJob implements AutoCloseable {
     public record Run(int scanned, int done, int alreadyDone, int failed, int gaveUp, int errors) {
     }
 
-    private final Settings settings;
-    private final Compensations compensations;
-    private final Builder config;
-    private final DataSource dataSource;
-    private final Object runLock = new Object();
-    private volatile boolean running;
-    private Thread thread;
+    /** Waiting for the run in progress, however long it takes: close() never returns while it still works. */
+    private static final Duration UNTIL_DONE = Duration.ofDays(365L * 100);
 
-    private CompensationJob(Builder b) {
-        this.settings = b.settings;
-        this.compensations = b.compensations;
-        this.config = b;
-        this.dataSource = b.dataSource != null ? b.dataSource : b.settings.dataSource();
+    private final Compensations compensations;
+    private final JobConfig config;
+    private final Object runLock = new Object();
+    private final PollLoop loop;
+
+    private CompensationJob(Compensations compensations, JobConfig config) {
+        this.compensations = compensations;
+        this.config = config;
+        // one run per turn, then the interval: the first run at once, the same pause after a failed one
+        this.loop = new PollLoop("Compensation job " + config.name(),
+                "postbox-compensation-" + config.bizType() + "-" + config.actionType(), 1, config.interval(),
+                config.interval(), log);
+    }
+
+    /** The settings this job was built with (tests). */
+    JobConfig config() {
+        return config;
     }
 
     /**
@@ -89,8 +97,8 @@ public final class CompensationJob implements AutoCloseable {
      */
     public Run runOnce() {
         synchronized (runLock) {
-            String job = config.bizType + "/" + config.actionType;
-            try (Connection c = dataSource.getConnection()) {
+            String job = config.name();
+            try (Connection c = config.dataSource().getConnection()) {
                 c.setAutoCommit(false);
                 List<String> keys = scan(c);
                 int done = 0;
@@ -126,7 +134,7 @@ public final class CompensationJob implements AutoCloseable {
     private List<String> scan(Connection c) throws SQLException {
         List<String> keys;
         try {
-            keys = config.scan.keys(c, config.batchSize);
+            keys = config.scan().keys(c, config.batchSize());
             c.commit();
         } catch (Exception e) {
             c.rollback();
@@ -136,79 +144,43 @@ public final class CompensationJob implements AutoCloseable {
             if (e instanceof SQLException sql) {
                 throw sql;
             }
-            throw new dev.postbox.PostboxException("compensation job " + config.bizType + "/" + config.actionType
-                    + " scan failed: " + e, e);
+            throw new dev.postbox.PostboxException("compensation job " + config.name() + " scan failed: " + e, e);
         }
-        if (keys.size() > config.batchSize) {
-            log.warn("Compensation job {}/{}: scan returned {} keys for a limit of {}; using the first {}",
-                    config.bizType, config.actionType, keys.size(), config.batchSize, config.batchSize);
-            keys = keys.subList(0, config.batchSize);
+        if (keys.size() > config.batchSize()) {
+            log.warn("Compensation job {}: scan returned {} keys for a limit of {}; using the first {}",
+                    config.name(), keys.size(), config.batchSize(), config.batchSize());
+            keys = keys.subList(0, config.batchSize());
         }
         return List.copyOf(keys);
     }
 
     private CompensationResult<Void> compensate(Connection c, String key) throws SQLException {
-        CompensationResult<Void> r = compensations.once(c, config.bizType, key, config.actionType, config.maxAttempts,
-                conn -> {
-                    config.action.run(conn, key);
+        CompensationResult<Void> r = compensations.once(c, config.bizType(), key, config.actionType(),
+                config.maxAttempts(), conn -> {
+                    config.action().run(conn, key);
                     return null;
                 });
         c.commit();
         if (r.outcome() == CompensationResult.Outcome.FAILED) {
-            log.warn("Compensation {}/{}/{} failed (attempt {} of {}): {}", config.bizType, key, config.actionType,
-                    r.attempts(), config.maxAttempts, String.valueOf(r.error()));
+            log.warn("Compensation {}/{}/{} failed (attempt {} of {}): {}", config.bizType(), key, config.actionType(),
+                    r.attempts(), config.maxAttempts(), String.valueOf(r.error()));
         }
         return r;
     }
 
     /** Runs {@link #runOnce()} now and then every interval on a daemon thread; returns this job. */
-    public synchronized CompensationJob start() {
-        if (thread != null) {
-            throw new IllegalStateException("compensation job " + config.bizType + "/" + config.actionType + " already started");
-        }
-        running = true;
-        thread = new Thread(this::loop, "postbox-compensation-" + config.bizType + "-" + config.actionType);
-        thread.setDaemon(true);
-        thread.start();
+    public CompensationJob start() {
+        loop.start(i -> () -> {
+            runOnce();
+            return PollLoop.Outcome.NONE;
+        });
         return this;
-    }
-
-    private void loop() {
-        while (running) {
-            try {
-                runOnce();
-            } catch (RuntimeException e) {
-                log.warn("Compensation job {}/{}: run failed: {}", config.bizType, config.actionType, e.toString());
-            }
-            synchronized (this) {
-                if (!running) {
-                    return;
-                }
-                try {
-                    wait(config.interval.toMillis());
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }
     }
 
     /** Stops the schedule, waiting for the run in progress to finish. */
     @Override
     public void close() {
-        Thread t;
-        synchronized (this) {
-            running = false;
-            notifyAll();
-            t = thread;
-        }
-        if (t != null && t != Thread.currentThread()) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        loop.close(UNTIL_DONE, Duration.ZERO);
     }
 
     /** Configures a {@link CompensationJob}; {@link #build()} validates and freezes it. Not thread-safe. */
@@ -283,14 +255,9 @@ public final class CompensationJob implements AutoCloseable {
             if (interval == null || interval.isNegative() || interval.isZero()) {
                 throw new ValidationException("interval", "must be a positive duration (was " + interval + ")");
             }
-            Builder frozen = new Builder(settings, compensations, bizType, actionType);
-            frozen.scan = scan;
-            frozen.action = action;
-            frozen.batchSize = batchSize;
-            frozen.maxAttempts = maxAttempts;
-            frozen.interval = interval;
-            frozen.dataSource = dataSource;
-            return new CompensationJob(frozen); // later changes to this builder cannot change the job
+            // the job keeps an immutable copy: later changes to this builder cannot change it
+            return new CompensationJob(compensations, new JobConfig(bizType, actionType, scan, action, batchSize,
+                    maxAttempts, interval, dataSource != null ? dataSource : settings.dataSource()));
         }
     }
 }

@@ -30,6 +30,9 @@ final class JdbcCompensations implements Compensations {
         }
     }
 
+    /** The condition on a log row's key; parameters: biz_type, biz_key, action_type. */
+    private static final String BY_KEY = "WHERE biz_type = ? AND biz_key = ? AND action_type = ?";
+
     private final Settings settings;
     private final Dialect dialect;
     private final String table;
@@ -45,18 +48,22 @@ final class JdbcCompensations implements Compensations {
         this.table = settings.tables().compensationLog();
         this.insert = new InsertIfAbsent(dialect, table,
                 "biz_type, biz_key, action_type, compensate_status, attempts, create_time, update_time",
-                "(?, ?, ?, 'RUNNING', 1, ?, ?)", "biz_type, biz_key, action_type", "uk_biz_action");
-        String byKey = " WHERE biz_type = ? AND biz_key = ? AND action_type = ?";
-        this.selectSql = "SELECT id, biz_type, biz_key, action_type, compensate_status, attempts, last_error, create_time,"
-                + " update_time FROM " + table + byKey;
+                "(?, ?, ?, '%s', 1, ?, ?)".formatted(CompensationStatus.RUNNING.name()), "biz_type, biz_key, action_type",
+                "uk_biz_action");
+        this.selectSql = """
+                SELECT id, biz_type, biz_key, action_type, compensate_status, attempts, last_error, create_time,
+                       update_time FROM %s %s""".formatted(table, BY_KEY);
         // After a duplicate key the row exists but may be newer than the caller's snapshot (MySQL's
         // REPEATABLE READ, when the caller's transaction read before): a locking read sees the latest
         // committed version.
-        this.lockingSelectSql = selectSql + " FOR UPDATE";
-        this.retakeSql = "UPDATE " + table + " SET compensate_status = 'RUNNING', attempts = attempts + 1, update_time = ?"
-                + byKey + " AND compensate_status = 'FAILED' AND attempts < ?";
-        this.finishSql = "UPDATE " + table + " SET compensate_status = ?, last_error = COALESCE(?, last_error), update_time = ?"
-                + byKey + " AND compensate_status = 'RUNNING'";
+        this.lockingSelectSql = "%s FOR UPDATE".formatted(selectSql);
+        this.retakeSql = """
+                UPDATE %s SET compensate_status = '%s', attempts = attempts + 1, update_time = ?
+                 %s AND compensate_status = '%s' AND attempts < ?""".formatted(table, CompensationStatus.RUNNING.name(),
+                BY_KEY, CompensationStatus.FAILED.name());
+        this.finishSql = """
+                UPDATE %s SET compensate_status = ?, last_error = COALESCE(?, last_error), update_time = ?
+                 %s AND compensate_status = '%s'""".formatted(table, BY_KEY, CompensationStatus.RUNNING.name());
     }
 
     @Override

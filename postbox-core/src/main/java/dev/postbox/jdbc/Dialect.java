@@ -176,4 +176,33 @@ public interface Dialect {
         throw new IllegalArgumentException("unsupported database '" + product + " " + meta.getDatabaseProductVersion()
                 + "': Postbox supports PostgreSQL, MySQL/MariaDB and H2; set the dialect explicitly only for one of these");
     }
+
+    // message worker capabilities
+
+    /**
+     * Whether claims on this database take their rows with a locking read that skips the rows other
+     * transactions hold ({@code FOR UPDATE SKIP LOCKED}), so that concurrent claimers take different rows
+     * instead of waiting for the same ones. Where false (H2), claims within one JVM are serialized and
+     * decided by version-conditional updates.
+     */
+    default boolean claimsWithSkipLocked() {
+        return false;
+    }
+
+    /**
+     * Whether an UPDATE can return the rows it changed ({@code UPDATE ... RETURNING}), so that a claim is
+     * one statement instead of a locking read followed by an update.
+     */
+    default boolean returnsUpdatedRows() {
+        return false;
+    }
+
+    /**
+     * Whether fenced updates of many rows run faster as a batch of one-row primary-key updates than as one
+     * statement matching an {@code (id, version) IN (...)} list of row values. H2 evaluates a long list of
+     * row values slowly.
+     */
+    default boolean prefersKeyedUpdateBatches() {
+        return false;
+    }
 }

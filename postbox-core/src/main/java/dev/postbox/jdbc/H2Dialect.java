@@ -93,4 +93,12 @@ final class H2Dialect implements Dialect {
     public boolean isDuplicateKey(SQLException e, String keyName) {
         return "23505".equals(e.getSQLState()) && PostgresDialect.mentions(e, keyName);
     }
+
+    // message worker capabilities
+
+    /** H2 evaluates a long {@code (id, version) IN (...)} list of row values slowly. */
+    @Override
+    public boolean prefersKeyedUpdateBatches() {
+        return true;
+    }
 }

@@ -88,4 +88,12 @@ final class MySqlDialect implements Dialect {
     public boolean isDuplicateKey(SQLException e, String keyName) {
         return e.getErrorCode() == ER_DUP_ENTRY && PostgresDialect.mentions(e, keyName);
     }
+
+    // message worker capabilities
+
+    /** MySQL 8 and MariaDB 10.6 skip locked rows, but neither returns the rows of an UPDATE. */
+    @Override
+    public boolean claimsWithSkipLocked() {
+        return true;
+    }
 }

@@ -77,4 +77,16 @@ final class PostgresDialect implements Dialect {
         String message = e.getMessage();
         return message != null && message.toLowerCase(java.util.Locale.ROOT).contains(keyName.toLowerCase(java.util.Locale.ROOT));
     }
+
+    // message worker capabilities
+
+    @Override
+    public boolean claimsWithSkipLocked() {
+        return true;
+    }
+
+    @Override
+    public boolean returnsUpdatedRows() {
+        return true;
+    }
 }

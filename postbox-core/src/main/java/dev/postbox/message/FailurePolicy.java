@@ -13,9 +13,9 @@ import java.time.Instant;
  */
 final class FailurePolicy {
 
-    private final MessageWorkerBuilder config;
+    private final WorkerConfig config;
 
-    FailurePolicy(MessageWorkerBuilder config) {
+    FailurePolicy(WorkerConfig config) {
         this.config = config;
     }
 
@@ -28,7 +28,7 @@ final class FailurePolicy {
         }
         if (failures > event.maxRetryCount()) {
             String exhausted = "retries exhausted (" + event.maxRetryCount() + "): ";
-            return config.afterMaxRetries.getOrDefault(event.eventType(), AfterMaxRetries.DEAD) == AfterMaxRetries.CANCELLED
+            return config.afterMaxRetries().getOrDefault(event.eventType(), AfterMaxRetries.DEAD) == AfterMaxRetries.CANCELLED
                     ? new WorkerStore.Failure(event, WorkerStore.Kind.CANCEL,
                             Check.clip(exhausted + "cancelled by policy: " + reason, 1000), null, 1)
                     : new WorkerStore.Failure(event, WorkerStore.Kind.DEAD, Check.clip(exhausted + reason, 1000), null, 1);
@@ -39,9 +39,9 @@ final class FailurePolicy {
 
     private ErrorClassifier.Decision classify(Throwable error) {
         try {
-            return config.classifier.classify(error);
+            return config.classifier().classify(error);
         } catch (Throwable e) {
-            log.warn("Message worker {}: error classifier failed; using the default: {}", config.instanceId, e.toString());
+            log.warn("Message worker {}: error classifier failed; using the default: {}", config.instanceId(), e.toString());
             return ErrorClassifier.DEFAULT.classify(error);
         }
     }
@@ -49,14 +49,14 @@ final class FailurePolicy {
     /** The retry policy's delay; a policy that throws or answers nothing falls back to the default, with a WARN. */
     private Duration delay(MessageRecord event, int failures) {
         try {
-            Duration d = config.retryPolicies.getOrDefault(event.eventType(), config.retryPolicy).delay(failures);
+            Duration d = config.retryPolicies().getOrDefault(event.eventType(), config.retryPolicy()).delay(failures);
             if (d != null && !d.isNegative()) {
                 return d;
             }
-            log.warn("Message worker {}: retry policy for {} answered {}; using the default policy", config.instanceId,
+            log.warn("Message worker {}: retry policy for {} answered {}; using the default policy", config.instanceId(),
                     event.eventType(), d);
         } catch (Throwable e) {
-            log.warn("Message worker {}: retry policy for {} failed; using the default policy: {}", config.instanceId,
+            log.warn("Message worker {}: retry policy for {} failed; using the default policy: {}", config.instanceId(),
                     event.eventType(), e.toString());
         }
         return DEFAULT_RETRY.delay(failures);

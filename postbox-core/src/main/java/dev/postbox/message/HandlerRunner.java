@@ -5,6 +5,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -25,8 +26,10 @@ final class HandlerRunner implements AutoCloseable {
     }
 
     private ExecutorService newExecutor() {
+        ThreadFactory threads = Executors.defaultThreadFactory();
         return Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, threadName);
+            Thread t = threads.newThread(r);
+            t.setName(threadName);
             t.setDaemon(true);
             return t;
         });

@@ -25,6 +25,13 @@ import java.util.UUID;
  */
 final class JdbcMessageEvents implements MessageEvents {
 
+    private static final int PENDING = MessageStatus.PENDING.code();
+    private static final int PROCESSING = MessageStatus.PROCESSING.code();
+    private static final int SUCCEEDED = MessageStatus.SUCCEEDED.code();
+    private static final int FAILED = MessageStatus.FAILED.code();
+    private static final int CANCELLED = MessageStatus.CANCELLED.code();
+    private static final int DEAD = MessageStatus.DEAD.code();
+
     private record Row(String eventNo, MessageEvent event, String source, int maxRetries, Instant now) {
     }
 
@@ -42,40 +49,43 @@ final class JdbcMessageEvents implements MessageEvents {
         this.settings = settings;
         this.dialect = settings.dialect();
         String t = settings.tables().message();
-        this.insert = new IdempotentInsert<>(dialect, t,
-                "event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, retry_count,"
-                        + " max_retry_count, trace_id, remark, version, deleted, create_time, update_time",
-                "(?, ?, ?, ?, ?, " + dialect.jsonParameter() + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
+        this.insert = new IdempotentInsert<>(dialect, t, """
+                event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, retry_count,
+                 max_retry_count, trace_id, remark, version, deleted, create_time, update_time""",
+                "(?, ?, ?, ?, ?, %s, %d, 0, ?, ?, ?, 0, 0, ?, ?)".formatted(dialect.jsonParameter(), PENDING),
                 "event_no", "uk_event_no", Row::eventNo, this::bind);
         this.claimSql = """
                 UPDATE %s
-                   SET event_status = 1, last_handle_time = ?, version = version + 1, update_time = ?
+                   SET event_status = %d, last_handle_time = ?, version = version + 1, update_time = ?
                  WHERE id = ? AND deleted = 0
-                   AND (event_status = 0 OR (event_status = 3 AND next_retry_time <= ?))""".formatted(t);
+                   AND (event_status = %d OR (event_status = %d AND next_retry_time <= ?))""".formatted(t, PROCESSING,
+                PENDING, FAILED);
         this.succeedSql = """
                 UPDATE %s
-                   SET event_status = 2, success_time = ?, fail_reason = NULL, next_retry_time = NULL, version = version + 1,
+                   SET event_status = %d, success_time = ?, fail_reason = NULL, next_retry_time = NULL, version = version + 1,
                        update_time = ?
-                 WHERE id = ? AND event_status = 1 AND deleted = 0""".formatted(t);
+                 WHERE id = ? AND event_status = %d AND deleted = 0""".formatted(t, SUCCEEDED, PROCESSING);
         this.retrySql = """
                 UPDATE %s
-                   SET event_status = 3, retry_count = retry_count + 1, next_retry_time = ?, fail_reason = ?, version = version + 1,
+                   SET event_status = %d, retry_count = retry_count + 1, next_retry_time = ?, fail_reason = ?, version = version + 1,
                        update_time = ?
-                 WHERE id = ? AND event_status = 1 AND deleted = 0 AND retry_count < max_retry_count""".formatted(t);
+                 WHERE id = ? AND event_status = %d AND deleted = 0 AND retry_count < max_retry_count""".formatted(t, FAILED,
+                PROCESSING);
         this.deadSql = """
                 UPDATE %s
-                   SET event_status = 5, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, version = version + 1,
+                   SET event_status = %d, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, version = version + 1,
                        update_time = ?
-                 WHERE id = ? AND event_status = 1 AND deleted = 0 AND retry_count >= max_retry_count""".formatted(t);
+                 WHERE id = ? AND event_status = %d AND deleted = 0 AND retry_count >= max_retry_count""".formatted(t, DEAD,
+                PROCESSING);
         this.deadNowSql = """
                 UPDATE %s
-                   SET event_status = 5, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, version = version + 1,
+                   SET event_status = %d, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, version = version + 1,
                        update_time = ?
-                 WHERE id = ? AND event_status = 1 AND deleted = 0""".formatted(t);
+                 WHERE id = ? AND event_status = %d AND deleted = 0""".formatted(t, DEAD, PROCESSING);
         this.cancelSql = """
                 UPDATE %s
-                   SET event_status = 4, fail_reason = ?, next_retry_time = NULL, version = version + 1, update_time = ?
-                 WHERE id = ? AND deleted = 0 AND event_status IN (0, 3)""".formatted(t);
+                   SET event_status = %d, fail_reason = ?, next_retry_time = NULL, version = version + 1, update_time = ?
+                 WHERE id = ? AND deleted = 0 AND event_status IN (%d, %d)""".formatted(t, CANCELLED, PENDING, FAILED);
     }
 
     @Override

@@ -17,27 +17,28 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Configures a {@link MessageWorker}; obtained from {@code postbox.worker()}. {@link #build()} validates
- * every setting (naming the one that is wrong) and freezes it. Not thread-safe.
+ * every setting (naming the one that is wrong) and freezes it: the worker keeps an immutable copy
+ * ({@link WorkerConfig}), never this builder. Not thread-safe.
  */
 public final class MessageWorkerBuilder {
 
-    final Settings settings;
-    String instanceId = "worker-" + ManagementFactory.getRuntimeMXBean().getPid() + "-"
+    private final Settings settings;
+    private String instanceId = "worker-" + ManagementFactory.getRuntimeMXBean().getPid() + "-"
             + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
-    final Map<String, MessageHandler> handlers = new LinkedHashMap<>();
-    final Map<String, AfterMaxRetries> afterMaxRetries = new HashMap<>();
-    final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
-    RetryPolicy retryPolicy = WorkerDefaults.RETRY_POLICY;
-    ErrorClassifier classifier = ErrorClassifier.DEFAULT;
-    int threads = WorkerDefaults.THREADS;
-    int batchSize = WorkerDefaults.BATCH_SIZE;
-    Duration pollMin = WorkerDefaults.POLL_MIN;
-    Duration pollMax = WorkerDefaults.POLL_MAX;
-    Duration handlerTimeout = WorkerDefaults.HANDLER_TIMEOUT;
-    Duration stuckTimeout = WorkerDefaults.STUCK_TIMEOUT;
-    Duration shutdownTimeout = WorkerDefaults.SHUTDOWN_TIMEOUT;
-    DataSource dataSource;
-    WorkerListener listener = WorkerListener.NOOP;
+    private final Map<String, MessageHandler> handlers = new LinkedHashMap<>();
+    private final Map<String, AfterMaxRetries> afterMaxRetries = new HashMap<>();
+    private final Map<String, RetryPolicy> retryPolicies = new HashMap<>();
+    private RetryPolicy retryPolicy = WorkerDefaults.RETRY_POLICY;
+    private ErrorClassifier classifier = ErrorClassifier.DEFAULT;
+    private int threads = WorkerDefaults.THREADS;
+    private int batchSize = WorkerDefaults.BATCH_SIZE;
+    private Duration pollMin = WorkerDefaults.POLL_MIN;
+    private Duration pollMax = WorkerDefaults.POLL_MAX;
+    private Duration handlerTimeout = WorkerDefaults.HANDLER_TIMEOUT;
+    private Duration stuckTimeout = WorkerDefaults.STUCK_TIMEOUT;
+    private Duration shutdownTimeout = WorkerDefaults.SHUTDOWN_TIMEOUT;
+    private DataSource dataSource;
+    private WorkerListener listener = WorkerListener.NOOP;
 
     /** Made by {@code Postbox#worker()} ({@link Wiring}). */
     MessageWorkerBuilder(Settings settings) {
@@ -161,28 +162,13 @@ public final class MessageWorkerBuilder {
             throw new ValidationException("stuckTimeout", "must be at least twice handlerTimeout " + handlerTimeout
                     + " (was " + stuckTimeout + "), or events still being handled would be recovered as stuck");
         }
-        return new MessageWorker(settings, frozen());
+        return new MessageWorker(settings, config());
     }
 
-    /** A copy the worker keeps, so that changing this builder later cannot change a built worker. */
-    private MessageWorkerBuilder frozen() {
-        MessageWorkerBuilder f = new MessageWorkerBuilder(settings);
-        f.instanceId = instanceId;
-        f.handlers.putAll(handlers);
-        f.afterMaxRetries.putAll(afterMaxRetries);
-        f.retryPolicies.putAll(retryPolicies);
-        f.retryPolicy = retryPolicy;
-        f.classifier = classifier;
-        f.threads = threads;
-        f.batchSize = batchSize;
-        f.pollMin = pollMin;
-        f.pollMax = pollMax;
-        f.handlerTimeout = handlerTimeout;
-        f.stuckTimeout = stuckTimeout;
-        f.shutdownTimeout = shutdownTimeout;
-        f.dataSource = dataSource;
-        f.listener = listener;
-        return f;
+    /** The validated settings the worker keeps, so that changing this builder later cannot change a built worker. */
+    private WorkerConfig config() {
+        return new WorkerConfig(instanceId, handlers, afterMaxRetries, retryPolicies, retryPolicy, classifier, threads,
+                batchSize, pollMin, pollMax, handlerTimeout, stuckTimeout, shutdownTimeout, dataSource, listener);
     }
 
     /** Builds and starts the worker. */

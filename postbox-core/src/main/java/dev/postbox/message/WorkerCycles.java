@@ -1,0 +1,211 @@
+package dev.postbox.message;
+
+import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.Failures;
+import dev.postbox.internal.poll.Transactions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The policy of one {@link MessageWorker} cycle, run by any of its threads or by a caller: recovers events
+ * stuck in PROCESSING (a failed attempt), claims a batch, runs each handler outside any transaction,
+ * keeps the rest of a slow batch from looking stuck, and records the outcomes fenced by the claimed
+ * version, telling the listener what was recorded. Every database step is a short transaction of its own
+ * on the worker's pool. Thread-safe: each caller brings its own {@link HandlerRunner}.
+ */
+final class WorkerCycles {
+
+    private static final Logger log = LoggerFactory.getLogger(MessageWorker.class);
+    /** Claims serialized where the database needs it: one at a time in this JVM, across all workers. */
+    private static final String CLAIM_KIND = "message-worker-claim";
+
+    private final Settings settings;
+    private final WorkerConfig config;
+    private final DataSource pool;
+    private final BooleanSupplier stopping;
+    private final WorkerStore store;
+    private final FailurePolicy failurePolicy;
+    private final String id;
+
+    /** @param stopping whether the worker is closing: no claim starts, no handler starts after it says so */
+    WorkerCycles(Settings settings, WorkerConfig config, DataSource pool, BooleanSupplier stopping) {
+        this.settings = settings;
+        this.config = config;
+        this.pool = pool;
+        this.stopping = stopping;
+        this.store = new WorkerStore(settings.dialect(), settings.tables().message(), config.handlers().keySet());
+        this.failurePolicy = new FailurePolicy(config);
+        this.id = config.instanceId();
+    }
+
+    /** One cycle (recover, claim, handle, record) on the calling thread, its handlers run by {@code runner}. */
+    WorkerCycle run(HandlerRunner runner) {
+        long started = System.nanoTime();
+        WorkerCycle cycle = cycleOnce(runner);
+        if (cycle != WorkerCycle.EMPTY) {
+            safely(() -> config.listener().cycle(id, cycle, Duration.ofNanos(System.nanoTime() - started)));
+        }
+        return cycle;
+    }
+
+    private WorkerCycle cycleOnce(HandlerRunner runner) {
+        Instant now = settings.now();
+        int recovered = recover(now);
+        List<MessageRecord> pending = stopping.getAsBoolean() ? List.of() : claim(now);
+        if (pending.isEmpty()) {
+            return recovered == 0 ? WorkerCycle.EMPTY : new WorkerCycle(0, 0, 0, 0, 0, 0, 0, recovered);
+        }
+        Tally tally = new Tally(pending.size(), recovered);
+        List<MessageRecord> succeeded = new ArrayList<>();
+        List<WorkerStore.Failure> failures = new ArrayList<>();
+        Duration touchEvery = config.stuckTimeout().dividedBy(4);
+        Instant lastTouch = now;
+        try {
+            while (!pending.isEmpty()) {
+                if (stopping.getAsBoolean()) {
+                    release(pending, "released unhandled: worker " + id + " stopped", failures);
+                    pending = List.of();
+                    break;
+                }
+                Instant t = settings.now();
+                if (Duration.between(lastTouch, t).compareTo(touchEvery) >= 0) {
+                    // the rest of the batch has waited long: record what is done, keep the rest from looking stuck
+                    record(succeeded, failures, tally);
+                    pending = touch(pending, t);
+                    lastTouch = t;
+                    continue;
+                }
+                handle(runner, pending.remove(0), succeeded, failures);
+            }
+        } finally {
+            if (!pending.isEmpty()) { // a failure while touching: give the rest back rather than leave it stuck
+                release(pending, "released unhandled after an error", failures);
+            }
+            record(succeeded, failures, tally);
+        }
+        return tally.cycle();
+    }
+
+    /** Runs the handler of {@code event} and adds its outcome to {@code succeeded} or {@code failures}. */
+    private void handle(HandlerRunner runner, MessageRecord event, List<MessageRecord> succeeded,
+                        List<WorkerStore.Failure> failures) {
+        long handling = System.nanoTime();
+        Throwable error = runner.run(config.handlers().get(event.eventType()), event, config.handlerTimeout());
+        Duration took = Duration.ofNanos(System.nanoTime() - handling);
+        safely(() -> config.listener().handled(event, took, error));
+        if (error == null) {
+            succeeded.add(event);
+        } else if (error instanceof InterruptedException) {
+            failures.add(new WorkerStore.Failure(event, WorkerStore.Kind.RELEASE,
+                    "released: handler interrupted while worker " + id + " stopped", settings.now(), 0));
+        } else {
+            failures.add(failurePolicy.failure(event, error, "", settings.now()));
+        }
+        // a listener, classifier or retry policy that throws is contained where it is called
+    }
+
+    /** Gives {@code events} back unhandled: FAILED, due at once, no attempt counted. */
+    private void release(List<MessageRecord> events, String reason, List<WorkerStore.Failure> into) {
+        Instant t = settings.now();
+        for (MessageRecord r : events) {
+            into.add(new WorkerStore.Failure(r, WorkerStore.Kind.RELEASE, reason, t, 0));
+        }
+    }
+
+    private int recover(Instant now) {
+        Instant cutoff = now.minus(config.stuckTimeout());
+        List<WorkerStore.Failure> failures = new ArrayList<>();
+        int[] recorded = Transactions.inTransaction(pool, "worker " + id + " recovery of stuck events", c -> {
+            for (MessageRecord r : store.stuck(c, cutoff, config.batchSize())) {
+                failures.add(failurePolicy.failure(r, new StuckEventException(r, config.stuckTimeout()),
+                        "recovered by worker " + id + ": ", now));
+            }
+            return store.failed(c, failures, now);
+        });
+        if (failures.isEmpty()) {
+            return 0;
+        }
+        int recovered = 0;
+        for (int i = 0; i < recorded.length; i++) {
+            if (recorded[i] == 1) {
+                recovered++;
+                notifyRecorded(failures.get(i));
+            }
+        }
+        log.warn("Message worker {}: recovered {} event(s) stuck in PROCESSING for over {}", id, recovered,
+                config.stuckTimeout());
+        return recovered;
+    }
+
+    private List<MessageRecord> claim(Instant now) {
+        return Transactions.claim(CLAIM_KIND, store.serialized(), pool, "worker " + id + " claim",
+                c -> new ArrayList<>(store.claim(c, config.batchSize(), now)));
+    }
+
+    private List<MessageRecord> touch(List<MessageRecord> pending, Instant now) {
+        return Transactions.inTransaction(pool, "worker " + id + " refreshing " + pending.size() + " claimed events",
+                c -> new ArrayList<>(store.touch(c, pending, now)));
+    }
+
+    /** What one recording transaction wrote: successes still this worker's, and per failure 1 or 0. */
+    private record Recorded(int succeeded, int[] failures) {
+    }
+
+    /** Records and clears the outcomes gathered so far, adding them to {@code tally}. */
+    private void record(List<MessageRecord> succeeded, List<WorkerStore.Failure> failures, Tally tally) {
+        if (succeeded.isEmpty() && failures.isEmpty()) {
+            return;
+        }
+        Instant now = settings.now();
+        Recorded done = Transactions.inTransaction(pool, "worker " + id + " recording succeeded=" + succeeded.size()
+                + ", failed=" + failures.size(), c -> new Recorded(store.succeeded(c, succeeded, now),
+                store.failed(c, failures, now)));
+        tally.succeeded += done.succeeded();
+        tally.fenced += succeeded.size() - done.succeeded();
+        for (int i = 0; i < failures.size(); i++) {
+            WorkerStore.Failure f = failures.get(i);
+            if (done.failures()[i] == 0) {
+                tally.fenced++;
+                continue;
+            }
+            switch (f.kind()) {
+                case RETRY -> tally.retried++;
+                case DEAD -> tally.dead++;
+                case CANCEL -> tally.cancelled++;
+                case RELEASE -> tally.released++;
+            }
+            notifyRecorded(f);
+        }
+        if (tally.fenced > 0) {
+            log.warn("Message worker {}: {} outcome(s) not recorded: the events were recovered as stuck by another worker",
+                    id, tally.fenced);
+        }
+        succeeded.clear();
+        failures.clear();
+    }
+
+    private void notifyRecorded(WorkerStore.Failure f) {
+        switch (f.kind()) {
+            case RETRY -> safely(() -> config.listener().failed(f.event(), f.reason(), f.nextRetry()));
+            case DEAD -> {
+                log.warn("Message worker {}: event {} ({}) is DEAD: {}", id, f.event().eventNo(), f.event().eventType(),
+                        f.reason());
+                safely(() -> config.listener().dead(f.event(), f.reason()));
+            }
+            case CANCEL -> safely(() -> config.listener().cancelled(f.event(), f.reason()));
+            case RELEASE -> { }
+        }
+    }
+
+    /** A listener's failure, an Error too, is logged and the worker goes on. */
+    private void safely(Runnable hook) {
+        Failures.safely(log, "Message worker " + id, hook);
+    }
+}
