@@ -234,6 +234,59 @@ public abstract class CompensationContract extends DatabaseContract {
     }
 
     @Test
+    final void changingEveryBuilderSettingAfterBuildChangesNothingOfTheBuiltJob() throws Exception {
+        createOrders(5);
+        clock.advance(ORDER_TIMEOUT.plusMinutes(1));
+        AtomicInteger laterCalls = new AtomicInteger();
+        CompensationJob.Scan scan = (c, limit) -> Orders.timedOut(c, clock.instant().minus(ORDER_TIMEOUT), limit);
+        CompensationJob.KeyAction action = this::cancelAndEmit;
+        CompensationJob.Builder b = postbox.compensationJob("ORDER", "TIMEOUT_CANCEL").scan(scan).action(action)
+                .batchSize(2).maxAttempts(1).interval(Duration.ofSeconds(30)).dataSource(ds);
+        CompensationJob job = b.build();
+        b.scan((c, limit) -> {
+            laterCalls.incrementAndGet();
+            return List.of();
+        }).action((c, key) -> laterCalls.incrementAndGet()).batchSize(100).maxAttempts(7)
+                .interval(Duration.ofMillis(1)).dataSource(new org.h2.jdbcx.JdbcDataSource()); // no URL: unusable
+
+        JobConfig config = job.config();
+        assertThat(config.scan()).isSameAs(scan);
+        assertThat(config.action()).isSameAs(action);
+        assertThat(List.of(config.batchSize(), config.maxAttempts())).containsExactly(2, 1);
+        assertThat(config.interval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.dataSource()).isSameAs(ds);
+        assertThat(job.runOnce()).as("the batch size, scan and action built").isEqualTo(new CompensationJob.Run(2, 2, 0, 0, 0, 0));
+        assertThat(laterCalls).hasValue(0);
+        assertThat(actions).hasSize(2);
+        assertThat(cancelledEvents()).isEqualTo(2);
+    }
+
+    @Test
+    final void aStartedJobRunsAtOnceAndCloseWaitsForTheRunInProgress() throws Exception {
+        createOrders(1);
+        clock.advance(ORDER_TIMEOUT.plusMinutes(1));
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        CompensationJob job = postbox.compensationJob("ORDER", "TIMEOUT_CANCEL")
+                .scan((c, limit) -> Orders.timedOut(c, clock.instant().minus(ORDER_TIMEOUT), limit))
+                .action((c, key) -> {
+                    entered.countDown();
+                    assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+                    cancelAndEmit(c, key);
+                }).interval(Duration.ofHours(1)).build().start();
+        assertThat(entered.await(10, TimeUnit.SECONDS)).as("the first run starts at once, not after the interval").isTrue();
+        Thread closing = new Thread(job::close);
+        closing.start();
+        closing.join(300);
+        assertThat(closing.isAlive()).as("close() waits for the run in progress").isTrue();
+        release.countDown();
+        closing.join(30_000);
+        assertThat(closing.isAlive()).isFalse();
+        assertThat(cancelledEvents()).as("the run in progress finished and committed").isEqualTo(1);
+        assertThat(log("ORD-00000").status()).isEqualTo(CompensationStatus.DONE);
+    }
+
+    @Test
     final void autoCommitConnectionIsRefused() throws Exception {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(true);

@@ -472,6 +472,80 @@ public abstract class MessageWorkerContract extends DatabaseContract {
     }
 
     @Test
+    final void changingEveryBuilderSettingAfterBuildChangesNothingOfTheBuiltWorker() throws Exception {
+        createEvent("M-0", TYPE, 3);      // fails: retried after the retry policy's delay
+        createEvent("M-1", TYPE, 3);      // succeeds
+        createEvent("M-LAST", TYPE, 0);   // fails with no retry left: what afterMaxRetries says
+        createEvent("M-2", TYPE, 3);      // beyond the batch
+        createEvent("M-OTHER", "OTHER_TYPE", 3);
+        List<String> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> heardLater = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicInteger laterHandlerCalls = new AtomicInteger();
+        MessageHandler handler = counting(e -> {
+            if (!e.eventNo().equals("M-1")) {
+                throw new IllegalStateException("gateway down");
+            }
+        });
+        WorkerListener listener = new WorkerListener() {
+            @Override
+            public void handled(MessageRecord event, Duration took, Throwable error) {
+                heard.add(event.eventNo());
+            }
+        };
+        RetryPolicy retry = RetryPolicy.fixed(List.of(Duration.ofMinutes(1)));
+        MessageWorkerBuilder b = postbox.worker().instanceId("frozen").handler(TYPE, handler).retryPolicy(retry)
+                .errorClassifier(dev.postbox.spi.ErrorClassifier.DEFAULT).threads(1).batchSize(3)
+                .pollInterval(Duration.ofMillis(10), Duration.ofSeconds(1)).handlerTimeout(Duration.ofSeconds(5))
+                .stuckTimeout(Duration.ofSeconds(20)).shutdownTimeout(Duration.ofSeconds(15)).listener(listener);
+        try (MessageWorker w = b.build()) {
+            javax.sql.DataSource unusable = new org.h2.jdbcx.JdbcDataSource(); // no URL: every connection fails
+            MessageHandler later = e -> laterHandlerCalls.incrementAndGet();
+            b.instanceId("changed").handler(TYPE, later, AfterMaxRetries.CANCELLED).handler("OTHER_TYPE", later)
+                    .retryPolicy(RetryPolicy.fixed(List.of(Duration.ofHours(1))))
+                    .retryPolicy(TYPE, RetryPolicy.fixed(List.of(Duration.ofHours(2))))
+                    .errorClassifier(error -> dev.postbox.spi.ErrorClassifier.Decision.DEAD).threads(7).batchSize(50)
+                    .pollInterval(Duration.ofSeconds(2), Duration.ofSeconds(5)).handlerTimeout(Duration.ofMillis(1))
+                    .stuckTimeout(Duration.ofHours(1)).shutdownTimeout(Duration.ofMillis(1))
+                    .listener(new WorkerListener() {
+                        @Override
+                        public void handled(MessageRecord event, Duration took, Throwable error) {
+                            heardLater.add(event.eventNo());
+                        }
+                    }).dataSource(unusable);
+
+            assertThat(w.instanceId()).isEqualTo("frozen");
+            WorkerConfig config = w.config();
+            assertThat(config.handlers()).containsOnlyKeys(TYPE).containsEntry(TYPE, handler);
+            assertThat(config.afterMaxRetries()).containsOnly(Map.entry(TYPE, AfterMaxRetries.DEAD));
+            assertThat(config.retryPolicies()).isEmpty();
+            assertThat(config.retryPolicy()).isSameAs(retry);
+            assertThat(config.classifier()).isSameAs(dev.postbox.spi.ErrorClassifier.DEFAULT);
+            assertThat(List.of(config.threads(), config.batchSize())).containsExactly(1, 3);
+            assertThat(List.of(config.pollMin(), config.pollMax(), config.handlerTimeout(), config.stuckTimeout(),
+                    config.shutdownTimeout())).containsExactly(Duration.ofMillis(10), Duration.ofSeconds(1),
+                    Duration.ofSeconds(5), Duration.ofSeconds(20), Duration.ofSeconds(15));
+            assertThat(config.dataSource()).as("the worker's own pool, not the one set later").isNull();
+            assertThat(config.listener()).isSameAs(listener);
+            assertThatThrownBy(() -> config.handlers().put("X", later)).isInstanceOf(UnsupportedOperationException.class);
+
+            WorkerCycle cycle = w.runOnce();
+            assertThat(cycle.claimed()).as("the batch size built").isEqualTo(3);
+            assertThat(cycle.succeeded()).isEqualTo(1);
+            assertThat(cycle.retried()).as("the classifier built: retryable").isEqualTo(1);
+            assertThat(cycle.dead()).as("afterMaxRetries built: DEAD").isEqualTo(1);
+            assertThat(cycle.cancelled()).isZero();
+        }
+        assertThat(stored("M-0").nextRetryTime()).as("the retry policy built").isEqualTo(START.plus(Duration.ofMinutes(1)));
+        assertThat(stored("M-LAST").status()).isEqualTo(MessageStatus.DEAD);
+        assertThat(stored("M-2").status()).isEqualTo(MessageStatus.PENDING);
+        assertThat(stored("M-OTHER").status()).as("a type added later is not claimed").isEqualTo(MessageStatus.PENDING);
+        assertThat(List.of(calls("M-0"), calls("M-1"), calls("M-LAST"))).containsExactly(1, 1, 1);
+        assertThat(laterHandlerCalls).hasValue(0);
+        assertThat(heard).containsExactly("M-0", "M-1", "M-LAST");
+        assertThat(heardLater).isEmpty();
+    }
+
+    @Test
     final void badWorkerSettingsNameTheSetting() {
         MessageHandler h = e -> { };
         assertThatThrownBy(() -> postbox.worker().build()).isInstanceOfSatisfying(ValidationException.class,
