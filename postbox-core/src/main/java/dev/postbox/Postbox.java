@@ -1,5 +1,8 @@
 package dev.postbox;
 
+import dev.postbox.common.PostboxDefaults;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Features;
 import dev.postbox.internal.Settings;

@@ -1,7 +1,7 @@
 package dev.postbox.compensation;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import org.slf4j.Logger;
@@ -136,7 +136,7 @@ public final class CompensationJob implements AutoCloseable {
             if (e instanceof SQLException sql) {
                 throw sql;
             }
-            throw new dev.postbox.PostboxException("compensation job " + config.bizType + "/" + config.actionType
+            throw new dev.postbox.common.PostboxException("compensation job " + config.bizType + "/" + config.actionType
                     + " scan failed: " + e, e);
         }
         if (keys.size() > config.batchSize) {

@@ -1,7 +1,7 @@
 package dev.postbox.internal;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

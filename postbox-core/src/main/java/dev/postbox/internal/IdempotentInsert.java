@@ -1,6 +1,6 @@
 package dev.postbox.internal;
 
-import dev.postbox.PostboxDefaults;
+import dev.postbox.common.PostboxDefaults;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;

@@ -1,7 +1,7 @@
 package dev.postbox.jdbc;
 
-import dev.postbox.PostboxException;
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxException;
+import dev.postbox.common.PostboxSqlException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

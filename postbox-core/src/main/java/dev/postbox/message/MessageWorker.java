@@ -2,7 +2,7 @@ package dev.postbox.message;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxSqlException;
 import dev.postbox.internal.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,5 @@
 package dev.postbox.message;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -67,12 +66,12 @@ final class WorkerStore {
             this.dueSql = head + " WHERE e.deleted = 0 AND e.event_status = 3 AND e.next_retry_time <= ? AND "
                     + typeList + order;
         } else {
-            String head = "SELECT " + Rows.MESSAGE_COLUMNS + " FROM " + table + " e";
+            String head = "SELECT " + MessageRows.COLUMNS + " FROM " + table + " e";
             this.pendingSql = head + " WHERE e.deleted = 0 AND e.event_status = 0 AND " + typeList + order;
             this.dueSql = head + " WHERE e.deleted = 0 AND e.event_status = 3 AND e.next_retry_time <= ? AND "
                     + typeList + order;
         }
-        this.stuckSql = "SELECT " + Rows.MESSAGE_COLUMNS + " FROM " + table + " e WHERE e.deleted = 0 AND e.event_status = 1"
+        this.stuckSql = "SELECT " + MessageRows.COLUMNS + " FROM " + table + " e WHERE e.deleted = 0 AND e.event_status = 1"
                 + " AND e.last_handle_time <= ? AND " + typeList + " ORDER BY e.id LIMIT ?";
         this.failSql = "UPDATE " + table + " SET event_status = ?, retry_count = retry_count + ?, next_retry_time = ?,"
                 + " fail_reason = ?, version = version + 1, update_time = ? WHERE id = ? AND version = ?";
@@ -134,7 +133,7 @@ final class WorkerStore {
             return List.of();
         }
         List<Long> wanted = new ArrayList<>(ids).subList(0, Math.min(want, ids.size()));
-        StringBuilder lock = new StringBuilder("SELECT ").append(Rows.MESSAGE_COLUMNS).append(" FROM ").append(table)
+        StringBuilder lock = new StringBuilder("SELECT ").append(MessageRows.COLUMNS).append(" FROM ").append(table)
                 .append(" e WHERE e.id IN (");
         for (int i = 0; i < wanted.size(); i++) {
             lock.append(i == 0 ? "?" : ", ?");
@@ -152,7 +151,7 @@ final class WorkerStore {
             ps.setInt(i, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    chosen.add(Rows.message(rs, dialect));
+                    chosen.add(MessageRows.read(rs, dialect));
                 }
             }
         }
@@ -190,7 +189,7 @@ final class WorkerStore {
             List<MessageRecord> claimed = new ArrayList<>(limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    claimed.add(Rows.message(rs, dialect));
+                    claimed.add(MessageRows.read(rs, dialect));
                 }
             }
             claimed.sort(Comparator.comparingLong(MessageRecord::id));
@@ -201,7 +200,7 @@ final class WorkerStore {
     private void select(Connection c, String sql, Instant now, int limit, TreeMap<Long, MessageRecord> into)
             throws SQLException {
         query(c, sql, now, limit, rs -> {
-            MessageRecord r = Rows.message(rs, dialect);
+            MessageRecord r = MessageRows.read(rs, dialect);
             into.put(r.id(), r);
         });
     }
@@ -375,7 +374,7 @@ final class WorkerStore {
     }
 
     private static String qualified(String alias) {
-        return java.util.Arrays.stream(Rows.MESSAGE_COLUMNS.split(",")).map(col -> alias + "." + col.strip())
+        return java.util.Arrays.stream(MessageRows.COLUMNS.split(",")).map(col -> alias + "." + col.strip())
                 .collect(java.util.stream.Collectors.joining(", "));
     }
 }

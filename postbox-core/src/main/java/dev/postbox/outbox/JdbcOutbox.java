@@ -1,9 +1,9 @@
 package dev.postbox.outbox;
 
-import dev.postbox.PostboxDefaults;
-import dev.postbox.PostboxSqlException;
-import dev.postbox.TransactionRequiredException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxDefaults;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.TransactionRequiredException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Json;
@@ -188,9 +188,9 @@ final class JdbcOutbox implements Outbox {
         }
         for (Map.Entry<String, String> h : headers.entrySet()) {
             Check.required(settings.dialect(), "headers", h.getKey(), 128);
-            if (h.getKey().toLowerCase(java.util.Locale.ROOT).startsWith(dev.postbox.spi.Envelope.RESERVED_PREFIX)) {
+            if (h.getKey().toLowerCase(java.util.Locale.ROOT).startsWith(OutboxEvent.RESERVED_HEADER_PREFIX)) {
                 throw new ValidationException("headers." + h.getKey(), "names starting with '"
-                        + dev.postbox.spi.Envelope.RESERVED_PREFIX + "' are reserved for the transport envelope");
+                        + OutboxEvent.RESERVED_HEADER_PREFIX + "' are reserved for the transport envelope");
             }
             if (h.getValue() == null) {
                 throw new ValidationException("headers." + h.getKey(), "value is required");

@@ -1,6 +1,6 @@
 package dev.postbox.query;
 
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxSqlException;
 import dev.postbox.internal.Settings;
 
 import java.sql.Connection;
