@@ -56,7 +56,7 @@ public final class PublicSurface {
             throw new AssertionError("public signatures of " + module + " mention internal types (an application cannot"
                     + " use them, and they would freeze the internals):\n  " + String.join("\n  ", leaks));
         }
-        String rerecord = "mvn -B -pl " + module + " test -Dtest=PublicSurfaceTest -Dsurefire.failIfNoSpecifiedTests=false"
+        String rerecord = "mvn -B -pl " + module + " -am test -Dtest=PublicSurfaceTest -Dsurefire.failIfNoSpecifiedTests=false"
                 + " -D" + RECORD + "=true";
         if (!Files.exists(baseline)) {
             throw new AssertionError("no recorded public surface " + baseline + "; record it with: " + rerecord);
