@@ -241,7 +241,7 @@ public final class Postbox {
             }
             checkStatementLimit(maxStatementBytes);
             return new Postbox(new Settings(dataSource, d, tables, clock, maxPayloadBytes,
-                    maxHeadersBytes, source, notifyOnWrite && d == Dialect.POSTGRESQL, new dev.postbox.internal.WakeUps(),
+                    maxHeadersBytes, source, notifyOnWrite && d.notifiesAtCommit(), new dev.postbox.internal.WakeUps(),
                     maxStatementBytes));
         }
 

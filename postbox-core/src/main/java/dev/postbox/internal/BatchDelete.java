@@ -28,7 +28,7 @@ public final class BatchDelete {
     public BatchDelete(Settings settings, String table, String timeColumn) {
         this.settings = settings;
         this.table = table;
-        this.sql = settings.dialect().deleteBatch(table, timeColumn + " < ?", timeColumn);
+        this.sql = settings.dialect().deleteBatch(table, "%s < ?".formatted(timeColumn), timeColumn);
     }
 
     /**

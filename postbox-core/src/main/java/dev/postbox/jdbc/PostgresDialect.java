@@ -65,7 +65,7 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public String skipDuplicatesReturning(String keyColumns, String returnedColumn) {
-        return " ON CONFLICT (" + keyColumns + ") DO NOTHING RETURNING " + returnedColumn;
+        return " ON CONFLICT (%s) DO NOTHING RETURNING %s".formatted(keyColumns, returnedColumn);
     }
 
     @Override
@@ -76,5 +76,12 @@ final class PostgresDialect implements Dialect {
     static boolean mentions(SQLException e, String keyName) {
         String message = e.getMessage();
         return message != null && message.toLowerCase(java.util.Locale.ROOT).contains(keyName.toLowerCase(java.util.Locale.ROOT));
+    }
+
+    // core capabilities
+
+    @Override
+    public boolean notifiesAtCommit() {
+        return true;
     }
 }

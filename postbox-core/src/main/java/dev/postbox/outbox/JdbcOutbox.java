@@ -36,11 +36,12 @@ final class JdbcOutbox implements Outbox {
         this.settings = settings;
         Dialect d = settings.dialect();
         String json = d.jsonParameter();
-        this.insert = new IdempotentInsert<>(d, settings.tables().outbox(),
-                "event_no, aggregate_type, aggregate_id, event_type, event_version, event_source, publish_channel,"
-                        + " topic, routing_key, event_payload, event_headers, publish_status, retry_count, max_retry_count,"
-                        + " trace_id, remark, version, deleted, create_time, update_time",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, " + json + ", " + json + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
+        this.insert = new IdempotentInsert<>(d, settings.tables().outbox(), """
+                event_no, aggregate_type, aggregate_id, event_type, event_version, event_source, publish_channel, \
+                topic, routing_key, event_payload, event_headers, publish_status, retry_count, max_retry_count, \
+                trace_id, remark, version, deleted, create_time, update_time""",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, %1$s, %1$s, %2$d, 0, ?, ?, ?, 0, 0, ?, ?)"
+                        .formatted(json, OutboxStatus.PENDING.code()),
                 "event_no", "uk_event_no", Row::eventNo, (ps, i, r) -> bind(ps, i, r, d));
     }
 
@@ -156,7 +157,7 @@ final class JdbcOutbox implements Outbox {
     /** One NOTIFY, delivered by PostgreSQL at commit and only once per transaction however often it is sent. */
     private void notifyRelays(Connection connection) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(
-                "SELECT pg_notify(" + Settings.NOTIFY_CHANNEL_SQL + ", '')")) {
+                "SELECT pg_notify(%s, '')".formatted(Settings.NOTIFY_CHANNEL_SQL))) {
             ps.setString(1, settings.tables().outbox());
             ps.execute();
         }
