@@ -186,6 +186,12 @@ class PackageCycleTest {
     }
 
     @Test
+    void theInternalHelpersMapNoFeatureTable() {
+        Map<String, String> internal = mainGraph().get("dev.postbox.internal");
+        assertThat(internal).as("dev.postbox.internal depends on").doesNotContainKeys("dev.postbox.outbox", "dev.postbox.message");
+    }
+
+    @Test
     void theCycleFinderNamesACycleAndPassesAnAcyclicGraph() {
         Map<String, List<String>> cyclic = Map.of(
                 "a", List.of("b", "d"),
