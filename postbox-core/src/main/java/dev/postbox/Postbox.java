@@ -1,5 +1,8 @@
 package dev.postbox;
 
+import dev.postbox.common.PostboxDefaults;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Features;
 import dev.postbox.internal.Settings;
@@ -238,7 +241,7 @@ public final class Postbox {
             }
             checkStatementLimit(maxStatementBytes);
             return new Postbox(new Settings(dataSource, d, tables, clock, maxPayloadBytes,
-                    maxHeadersBytes, source, notifyOnWrite && d == Dialect.POSTGRESQL, new dev.postbox.internal.WakeUps(),
+                    maxHeadersBytes, source, notifyOnWrite && d.notifiesAtCommit(), new dev.postbox.internal.WakeUps(),
                     maxStatementBytes));
         }
 

@@ -1,5 +1,6 @@
 package dev.postbox;
 
+import dev.postbox.common.ValidationException;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.jdbc.TableNames;
 import org.h2.jdbcx.JdbcDataSource;

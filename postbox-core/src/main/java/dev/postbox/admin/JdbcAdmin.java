@@ -1,7 +1,7 @@
 package dev.postbox.admin;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.outbox.OutboxStatus;
@@ -22,9 +22,11 @@ final class JdbcAdmin implements Admin {
 
     private enum Action {
         RETRY(EnumSet.of(OutboxStatus.FAILED, OutboxStatus.DEAD),
-                "publish_status = 0, retry_count = 0, next_retry_time = NULL, locked_by = NULL, lock_until = NULL"),
+                "publish_status = %d, retry_count = 0, next_retry_time = NULL, locked_by = NULL, lock_until = NULL"
+                        .formatted(OutboxStatus.PENDING.code())),
         CANCEL(EnumSet.of(OutboxStatus.PENDING, OutboxStatus.FAILED, OutboxStatus.DEAD),
-                "publish_status = 4, next_retry_time = NULL, locked_by = NULL, lock_until = NULL");
+                "publish_status = %d, next_retry_time = NULL, locked_by = NULL, lock_until = NULL"
+                        .formatted(OutboxStatus.CANCELLED.code()));
 
         final Set<OutboxStatus> from;
         final String set;
@@ -67,8 +69,10 @@ final class JdbcAdmin implements Admin {
     private boolean one(Action action, String eventNo, String actor, String reason) {
         Check.required(s.dialect(), "eventNo", eventNo, 64);
         checkWho(actor, reason);
-        String sql = "SELECT id, event_no, publish_status FROM " + s.tables().outbox()
-                + " WHERE event_no = ? AND deleted = 0 AND publish_status IN (" + codes(action.from) + ") FOR UPDATE";
+        String sql = """
+                SELECT id, event_no, publish_status FROM %s
+                WHERE event_no = ? AND deleted = 0 AND publish_status IN (%s) FOR UPDATE"""
+                .formatted(s.tables().outbox(), codes(action.from));
         return apply(action, sql, List.of(eventNo), actor, reason) == 1;
     }
 
@@ -86,8 +90,9 @@ final class JdbcAdmin implements Admin {
                 throw new ValidationException("filter.statuses", action + " applies only to " + action.from + " (was " + st + ")");
             }
         }
-        StringBuilder sql = new StringBuilder("SELECT id, event_no, publish_status FROM ").append(s.tables().outbox())
-                .append(" WHERE deleted = 0 AND publish_status IN (").append(codes(statuses)).append(')');
+        StringBuilder sql = new StringBuilder("""
+                SELECT id, event_no, publish_status FROM %s
+                WHERE deleted = 0 AND publish_status IN (%s)""".formatted(s.tables().outbox(), codes(statuses)));
         List<Object> params = new ArrayList<>();
         condition(sql, params, "topic", f.topic());
         condition(sql, params, "event_type", f.eventType());
@@ -115,11 +120,8 @@ final class JdbcAdmin implements Admin {
             try {
                 List<Target> targets = lock(c, selectSql, params);
                 int changed = 0;
-                try (PreparedStatement update = c.prepareStatement("UPDATE " + s.tables().outbox() + " SET " + action.set
-                        + ", version = version + 1, update_time = ? WHERE id = ? AND publish_status = ?");
-                     PreparedStatement logRow = c.prepareStatement("INSERT INTO " + s.tables().adminLog()
-                             + " (table_name, event_no, action, from_status, actor, reason, create_time)"
-                             + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                try (PreparedStatement update = c.prepareStatement(updateSql(action));
+                     PreparedStatement logRow = c.prepareStatement(logSql())) {
                     for (Target t : targets) {
                         s.dialect().bindTime(update, 1, now);
                         update.setLong(2, t.id());
@@ -152,6 +154,19 @@ final class JdbcAdmin implements Admin {
         } catch (SQLException e) {
             throw new PostboxSqlException("admin " + action + " by " + actor, e);
         }
+    }
+
+    /** Changes one locked row, guarded by the status it was locked in. */
+    private String updateSql(Action action) {
+        return """
+                UPDATE %s SET %s, version = version + 1, update_time = ?
+                WHERE id = ? AND publish_status = ?""".formatted(s.tables().outbox(), action.set);
+    }
+
+    private String logSql() {
+        return """
+                INSERT INTO %s (table_name, event_no, action, from_status, actor, reason, create_time)
+                VALUES (?, ?, ?, ?, ?, ?, ?)""".formatted(s.tables().adminLog());
     }
 
     private List<Target> lock(Connection c, String sql, List<Object> params) throws SQLException {

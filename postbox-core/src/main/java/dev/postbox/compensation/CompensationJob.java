@@ -1,7 +1,7 @@
 package dev.postbox.compensation;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.internal.poll.PollLoop;
@@ -144,7 +144,7 @@ public final class CompensationJob implements AutoCloseable {
             if (e instanceof SQLException sql) {
                 throw sql;
             }
-            throw new dev.postbox.PostboxException("compensation job " + config.name() + " scan failed: " + e, e);
+            throw new dev.postbox.common.PostboxException("compensation job " + config.name() + " scan failed: " + e, e);
         }
         if (keys.size() > config.batchSize()) {
             log.warn("Compensation job {}: scan returned {} keys for a limit of {}; using the first {}",

@@ -43,9 +43,9 @@ public interface Compensations {
      *                    (ValidationException) with a NUL, an unpaired surrogate or leading/trailing
      *                    whitespace, and counted as the column counts (see OutboxEvent)
      * @param maxAttempts 1..1000
-     * @throws dev.postbox.ValidationException          bad key or limit, before any SQL
-     * @throws dev.postbox.TransactionRequiredException the connection is in auto-commit mode
-     * @throws dev.postbox.PostboxSqlException           the log could not be read or written
+     * @throws dev.postbox.common.ValidationException          bad key or limit, before any SQL
+     * @throws dev.postbox.common.TransactionRequiredException the connection is in auto-commit mode
+     * @throws dev.postbox.common.PostboxSqlException           the log could not be read or written
      */
     <T> CompensationResult<T> once(Connection connection, String bizType, String bizKey, String actionType,
                                    int maxAttempts, Action<T> action);

@@ -1,7 +1,7 @@
 package dev.postbox.compensation;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.TransactionRequiredException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.TransactionRequiredException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.InsertIfAbsent;
 import dev.postbox.internal.Settings;

@@ -1,6 +1,6 @@
 package dev.postbox.inbox;
 
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxSqlException;
 import dev.postbox.spi.Envelope;
 
 import javax.sql.DataSource;

@@ -38,16 +38,16 @@ public interface Inbox {
      * committed meanwhile by a concurrent one, which this call waits for) nothing runs and the result is
      * DUPLICATE. If {@code work} throws, the log row and everything the work did are rolled back to a
      * savepoint taken before the insert, and the exception propagates (a checked one wrapped in
-     * {@link dev.postbox.PostboxException}); the event is then still unconsumed and a redelivery runs it.
+     * {@link dev.postbox.common.PostboxException}); the event is then still unconsumed and a redelivery runs it.
      * Never commits: the caller commits the work and its log row together.
      *
      * @param consumer a stable name of the consuming service or handler, at most 128 characters
      * @param eventNo  the event's idempotency key ({@code event_no} of the envelope), at most 64 characters.
      *                 Both keys are refused (ValidationException) with a NUL, an unpaired surrogate or
      *                 leading/trailing whitespace, and counted as the column counts (see OutboxEvent)
-     * @throws dev.postbox.ValidationException          bad consumer or eventNo, before any SQL
-     * @throws dev.postbox.TransactionRequiredException the connection is in auto-commit mode
-     * @throws dev.postbox.PostboxSqlException           the database refused the insert; with SQLState class 40
+     * @throws dev.postbox.common.ValidationException          bad consumer or eventNo, before any SQL
+     * @throws dev.postbox.common.TransactionRequiredException the connection is in auto-commit mode
+     * @throws dev.postbox.common.PostboxSqlException           the database refused the insert; with SQLState class 40
      *                                                  (a deadlock victim on MySQL when a concurrent delivery of
      *                                                  the same event rolled back) the transaction is gone: treat
      *                                                  it as a failed delivery and let the redelivery decide

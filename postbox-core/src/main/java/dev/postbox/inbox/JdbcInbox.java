@@ -1,8 +1,8 @@
 package dev.postbox.inbox;
 
-import dev.postbox.PostboxException;
-import dev.postbox.PostboxSqlException;
-import dev.postbox.TransactionRequiredException;
+import dev.postbox.common.PostboxException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.TransactionRequiredException;
 import dev.postbox.internal.BatchDelete;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.InsertIfAbsent;

@@ -1,7 +1,7 @@
 package dev.postbox.internal;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -28,7 +28,7 @@ public final class BatchDelete {
     public BatchDelete(Settings settings, String table, String timeColumn) {
         this.settings = settings;
         this.table = table;
-        this.sql = settings.dialect().deleteBatch(table, timeColumn + " < ?", timeColumn);
+        this.sql = settings.dialect().deleteBatch(table, "%s < ?".formatted(timeColumn), timeColumn);
     }
 
     /**

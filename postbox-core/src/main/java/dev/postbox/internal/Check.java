@@ -1,6 +1,6 @@
 package dev.postbox.internal;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.jdbc.Dialect;
 
 /**

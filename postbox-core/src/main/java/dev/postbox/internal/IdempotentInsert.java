@@ -1,6 +1,6 @@
 package dev.postbox.internal;
 
-import dev.postbox.PostboxDefaults;
+import dev.postbox.common.PostboxDefaults;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -57,10 +57,10 @@ public final class IdempotentInsert<T> {
     public IdempotentInsert(Dialect dialect, String table, String columns, String tuple, String keyColumn,
                             String uniqueKeyName, Function<T, String> key, Binder<T> binder) {
         this.dialect = dialect;
-        this.insertHead = "INSERT INTO " + table + " (" + columns + ") VALUES ";
+        this.insertHead = "INSERT INTO %s (%s) VALUES ".formatted(table, columns);
         this.tuple = tuple;
         this.tail = dialect.skipDuplicatesReturning(keyColumn, keyColumn + ", id");
-        this.readBack = "SELECT " + keyColumn + ", id FROM " + table + " WHERE " + keyColumn + " IN (";
+        this.readBack = "SELECT %1$s, id FROM %2$s WHERE %1$s IN (".formatted(keyColumn, table);
         this.uniqueKeyName = uniqueKeyName;
         this.key = key;
         this.binder = binder;

@@ -38,7 +38,7 @@ public final class InsertIfAbsent {
         this.dialect = dialect;
         String tail = dialect.skipDuplicatesReturning(keyColumns, "id");
         this.skips = tail != null;
-        this.sql = "INSERT INTO " + table + " (" + columns + ") VALUES " + values + (skips ? tail : "");
+        this.sql = "INSERT INTO %s (%s) VALUES %s%s".formatted(table, columns, values, skips ? tail : "");
         this.keyName = keyName;
     }
 

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
-import dev.postbox.PostboxException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.jdbc.Dialect;
 
 import java.io.IOException;

@@ -145,8 +145,9 @@ public interface Dialect {
      * parameters come first, the row limit last. Default: the rows' ids chosen by a limited subquery.
      */
     default String deleteBatch(String table, String condition, String orderColumn) {
-        return "DELETE FROM " + table + " WHERE id IN (SELECT id FROM " + table + " WHERE " + condition
-                + " ORDER BY " + orderColumn + " LIMIT ?)";
+        return """
+                DELETE FROM %1$s WHERE id IN (
+                    SELECT id FROM %1$s WHERE %2$s ORDER BY %3$s LIMIT ?)""".formatted(table, condition, orderColumn);
     }
 
     /**
@@ -203,6 +204,17 @@ public interface Dialect {
      * row values slowly.
      */
     default boolean prefersKeyedUpdateBatches() {
+        return false;
+    }
+
+    // core capabilities
+
+    /**
+     * Whether a write can wake the relays that listen on this database, with a notification sent in the
+     * writer's transaction and delivered at its commit (PostgreSQL's NOTIFY). Where it cannot,
+     * {@code notifyOnWrite} is ignored and relays find new events at their next poll.
+     */
+    default boolean notifiesAtCommit() {
         return false;
     }
 }

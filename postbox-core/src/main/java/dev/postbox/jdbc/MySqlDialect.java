@@ -75,13 +75,13 @@ final class MySqlDialect implements Dialect {
 
     @Override
     public String forceIndex(String indexName) {
-        return " FORCE INDEX (" + indexName + ")";
+        return " FORCE INDEX (%s)".formatted(indexName);
     }
 
     /** MySQL allows no LIMIT in an IN subquery, but DELETE itself takes ORDER BY and LIMIT. */
     @Override
     public String deleteBatch(String table, String condition, String orderColumn) {
-        return "DELETE FROM " + table + " WHERE " + condition + " ORDER BY " + orderColumn + " LIMIT ?";
+        return "DELETE FROM %s WHERE %s ORDER BY %s LIMIT ?".formatted(table, condition, orderColumn);
     }
 
     @Override

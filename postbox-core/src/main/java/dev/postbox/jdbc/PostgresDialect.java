@@ -65,7 +65,7 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public String skipDuplicatesReturning(String keyColumns, String returnedColumn) {
-        return " ON CONFLICT (" + keyColumns + ") DO NOTHING RETURNING " + returnedColumn;
+        return " ON CONFLICT (%s) DO NOTHING RETURNING %s".formatted(keyColumns, returnedColumn);
     }
 
     @Override
@@ -87,6 +87,13 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public boolean returnsUpdatedRows() {
+        return true;
+    }
+
+    // core capabilities
+
+    @Override
+    public boolean notifiesAtCommit() {
         return true;
     }
 }

@@ -1,7 +1,7 @@
 package dev.postbox.jdbc;
 
-import dev.postbox.PostboxException;
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxException;
+import dev.postbox.common.PostboxSqlException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -96,8 +96,11 @@ public final class Schema {
 
     private void installLocked(Connection c) throws SQLException {
         try (Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE IF NOT EXISTS " + tables.schemaHistory()
-                    + " (version INT NOT NULL PRIMARY KEY, script VARCHAR(200) NOT NULL, installed_time VARCHAR(40) NOT NULL)");
+            st.execute("""
+                    CREATE TABLE IF NOT EXISTS %s (
+                        version INT NOT NULL PRIMARY KEY,
+                        script VARCHAR(200) NOT NULL,
+                        installed_time VARCHAR(40) NOT NULL)""".formatted(tables.schemaHistory()));
         }
         int installed = installedVersion(c);
         if (installed == 0 && tableExists(c, tables.outbox())) {
@@ -124,14 +127,14 @@ public final class Schema {
             return 0;
         }
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT MAX(version) FROM " + tables.schemaHistory())) {
+             ResultSet rs = st.executeQuery("SELECT MAX(version) FROM %s".formatted(tables.schemaHistory()))) {
             return rs.next() ? rs.getInt(1) : 0;
         }
     }
 
     private void record(Connection c, int version, String script) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO " + tables.schemaHistory() + " (version, script, installed_time) VALUES (?, ?, ?)")) {
+                "INSERT INTO %s (version, script, installed_time) VALUES (?, ?, ?)".formatted(tables.schemaHistory()))) {
             ps.setInt(1, version);
             ps.setString(2, script);
             ps.setString(3, clock.instant().toString());

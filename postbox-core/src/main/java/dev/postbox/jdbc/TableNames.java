@@ -1,7 +1,7 @@
 package dev.postbox.jdbc;
 
-import dev.postbox.PostboxDefaults;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxDefaults;
+import dev.postbox.common.ValidationException;
 
 import java.util.regex.Pattern;
 

@@ -1,6 +1,5 @@
 package dev.postbox.message;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -38,7 +37,7 @@ final class ConditionalMessageClaim implements MessageClaim {
     private String candidates(String table, String status) {
         return """
                 SELECT %s FROM %s e WHERE e.deleted = 0 AND %s AND e.event_type IN (%s)
-                 ORDER BY e.id LIMIT ?""".formatted(Rows.MESSAGE_COLUMNS, table, status, MessageSql.parameters(types.size()));
+                 ORDER BY e.id LIMIT ?""".formatted(MessageRows.COLUMNS, table, status, MessageSql.parameters(types.size()));
     }
 
     @Override
@@ -50,7 +49,7 @@ final class ConditionalMessageClaim implements MessageClaim {
     public List<MessageRecord> claim(Connection c, int limit, Instant now) throws SQLException {
         TreeMap<Long, MessageRecord> candidates = new TreeMap<>();
         MessageSql.RowReader collect = rs -> {
-            MessageRecord r = Rows.message(rs, dialect);
+            MessageRecord r = MessageRows.read(rs, dialect);
             candidates.put(r.id(), r);
         };
         MessageSql.query(c, dialect, pendingSql, null, types, limit, collect);

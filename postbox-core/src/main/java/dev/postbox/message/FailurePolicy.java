@@ -62,6 +62,6 @@ final class FailurePolicy {
         return DEFAULT_RETRY.delay(failures);
     }
 
-    private static final dev.postbox.relay.RetryPolicy DEFAULT_RETRY = WorkerDefaults.RETRY_POLICY;
+    private static final dev.postbox.common.RetryPolicy DEFAULT_RETRY = WorkerDefaults.RETRY_POLICY;
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FailurePolicy.class);
 }

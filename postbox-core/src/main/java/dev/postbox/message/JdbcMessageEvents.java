@@ -1,9 +1,9 @@
 package dev.postbox.message;
 
-import dev.postbox.PostboxDefaults;
-import dev.postbox.PostboxSqlException;
-import dev.postbox.TransactionRequiredException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxDefaults;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.TransactionRequiredException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Settings;

@@ -67,7 +67,7 @@ public record MessageEvent(String eventNo, String eventType, String bizType, Str
             return this;
         }
 
-        /** Retries after the first attempt; default {@value dev.postbox.PostboxDefaults#MESSAGE_MAX_RETRIES}. */
+        /** Retries after the first attempt; default {@value dev.postbox.common.PostboxDefaults#MESSAGE_MAX_RETRIES}. */
         public Builder maxRetries(int maxRetries) {
             this.maxRetries = maxRetries;
             return this;

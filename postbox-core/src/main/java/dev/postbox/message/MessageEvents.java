@@ -25,8 +25,8 @@ public interface MessageEvents {
      * Creates an event in the transaction of {@code connection}; a second create with the same
      * {@code event_no} returns DUPLICATE and changes nothing.
      *
-     * @throws dev.postbox.ValidationException          bad event, before any SQL
-     * @throws dev.postbox.TransactionRequiredException the connection is in auto-commit mode
+     * @throws dev.postbox.common.ValidationException          bad event, before any SQL
+     * @throws dev.postbox.common.TransactionRequiredException the connection is in auto-commit mode
      */
     WriteResult create(Connection connection, MessageEvent event);
 
@@ -49,7 +49,7 @@ public interface MessageEvents {
      * {@code Duration.ofSeconds(Long.MAX_VALUE)}, is stored as the latest time it holds: 9999-12-31 on
      * MySQL/MariaDB); otherwise it becomes DEAD.
      *
-     * @throws dev.postbox.ValidationException if {@code retryAfter} is null or negative
+     * @throws dev.postbox.common.ValidationException if {@code retryAfter} is null or negative
      */
     FailOutcome fail(Connection connection, long id, String reason, Duration retryAfter);
 

@@ -1,6 +1,5 @@
 package dev.postbox.message;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -31,7 +30,7 @@ final class MessageSql {
 
     /** The message columns, each qualified by {@code alias}: {@code u.id, u.event_no, ...}. */
     static String qualified(String alias) {
-        return Arrays.stream(Rows.MESSAGE_COLUMNS.split(",")).map(col -> alias + "." + col.strip())
+        return Arrays.stream(MessageRows.COLUMNS.split(",")).map(col -> alias + "." + col.strip())
                 .collect(Collectors.joining(", "));
     }
 

@@ -1,9 +1,9 @@
 package dev.postbox.message;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.RetryPolicy;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
-import dev.postbox.relay.RetryPolicy;
 import dev.postbox.spi.ErrorClassifier;
 
 import javax.sql.DataSource;

@@ -1,6 +1,5 @@
 package dev.postbox.message;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -84,7 +83,7 @@ final class MySqlMessageClaim implements MessageClaim {
         String sql = """
                 SELECT %s FROM %s e WHERE e.id IN (%s) AND e.deleted = 0
                    AND (e.event_status = %d OR (e.event_status = %d AND e.next_retry_time <= ?))
-                 ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED""".formatted(Rows.MESSAGE_COLUMNS, table,
+                 ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED""".formatted(MessageRows.COLUMNS, table,
                 MessageSql.parameters(wanted.size()), MessageStatus.PENDING.code(), MessageStatus.FAILED.code());
         List<MessageRecord> chosen = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -96,7 +95,7 @@ final class MySqlMessageClaim implements MessageClaim {
             ps.setInt(i, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    chosen.add(Rows.message(rs, dialect));
+                    chosen.add(MessageRows.read(rs, dialect));
                 }
             }
         }

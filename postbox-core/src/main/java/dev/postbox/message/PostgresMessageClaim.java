@@ -1,6 +1,5 @@
 package dev.postbox.message;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -55,7 +54,7 @@ final class PostgresMessageClaim implements MessageClaim {
             List<MessageRecord> claimed = new ArrayList<>(limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    claimed.add(Rows.message(rs, dialect));
+                    claimed.add(MessageRows.read(rs, dialect));
                 }
             }
             claimed.sort(Comparator.comparingLong(MessageRecord::id));

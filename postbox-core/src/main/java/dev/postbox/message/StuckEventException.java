@@ -1,6 +1,6 @@
 package dev.postbox.message;
 
-import dev.postbox.PostboxException;
+import dev.postbox.common.PostboxException;
 
 import java.time.Duration;
 

@@ -1,6 +1,6 @@
 package dev.postbox.message;
 
-import dev.postbox.relay.RetryPolicy;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.spi.ErrorClassifier;
 
 import javax.sql.DataSource;

@@ -1,6 +1,5 @@
 package dev.postbox.message;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -50,7 +49,7 @@ final class WorkerStore {
         this.stuckSql = """
                 SELECT %s FROM %s e WHERE e.deleted = 0 AND e.event_status = %d
                    AND e.last_handle_time <= ? AND e.event_type IN (%s) ORDER BY e.id LIMIT ?""".formatted(
-                Rows.MESSAGE_COLUMNS, table, MessageStatus.PROCESSING.code(), MessageSql.parameters(types.size()));
+                MessageRows.COLUMNS, table, MessageStatus.PROCESSING.code(), MessageSql.parameters(types.size()));
         this.failSql = """
                 UPDATE %s SET event_status = ?, retry_count = retry_count + ?, next_retry_time = ?,
                        fail_reason = ?, version = version + 1, update_time = ? WHERE id = ? AND version = ?""".formatted(table);
@@ -78,7 +77,7 @@ final class WorkerStore {
     /** PROCESSING events of this worker's types whose last_handle_time is at or before {@code cutoff}. */
     List<MessageRecord> stuck(Connection c, Instant cutoff, int limit) throws SQLException {
         List<MessageRecord> found = new ArrayList<>();
-        MessageSql.query(c, dialect, stuckSql, cutoff, types, limit, rs -> found.add(Rows.message(rs, dialect)));
+        MessageSql.query(c, dialect, stuckSql, cutoff, types, limit, rs -> found.add(MessageRows.read(rs, dialect)));
         return found;
     }
 

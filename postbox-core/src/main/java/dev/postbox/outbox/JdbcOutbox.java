@@ -1,9 +1,9 @@
 package dev.postbox.outbox;
 
-import dev.postbox.PostboxDefaults;
-import dev.postbox.PostboxSqlException;
-import dev.postbox.TransactionRequiredException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxDefaults;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.TransactionRequiredException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Json;
@@ -36,11 +36,12 @@ final class JdbcOutbox implements Outbox {
         this.settings = settings;
         Dialect d = settings.dialect();
         String json = d.jsonParameter();
-        this.insert = new IdempotentInsert<>(d, settings.tables().outbox(),
-                "event_no, aggregate_type, aggregate_id, event_type, event_version, event_source, publish_channel,"
-                        + " topic, routing_key, event_payload, event_headers, publish_status, retry_count, max_retry_count,"
-                        + " trace_id, remark, version, deleted, create_time, update_time",
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, " + json + ", " + json + ", 0, 0, ?, ?, ?, 0, 0, ?, ?)",
+        this.insert = new IdempotentInsert<>(d, settings.tables().outbox(), """
+                event_no, aggregate_type, aggregate_id, event_type, event_version, event_source, publish_channel, \
+                topic, routing_key, event_payload, event_headers, publish_status, retry_count, max_retry_count, \
+                trace_id, remark, version, deleted, create_time, update_time""",
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, %1$s, %1$s, %2$d, 0, ?, ?, ?, 0, 0, ?, ?)"
+                        .formatted(json, OutboxStatus.PENDING.code()),
                 "event_no", "uk_event_no", Row::eventNo, (ps, i, r) -> bind(ps, i, r, d));
     }
 
@@ -156,7 +157,7 @@ final class JdbcOutbox implements Outbox {
     /** One NOTIFY, delivered by PostgreSQL at commit and only once per transaction however often it is sent. */
     private void notifyRelays(Connection connection) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(
-                "SELECT pg_notify(" + Settings.NOTIFY_CHANNEL_SQL + ", '')")) {
+                "SELECT pg_notify(%s, '')".formatted(Settings.NOTIFY_CHANNEL_SQL))) {
             ps.setString(1, settings.tables().outbox());
             ps.execute();
         }
@@ -188,9 +189,9 @@ final class JdbcOutbox implements Outbox {
         }
         for (Map.Entry<String, String> h : headers.entrySet()) {
             Check.required(settings.dialect(), "headers", h.getKey(), 128);
-            if (h.getKey().toLowerCase(java.util.Locale.ROOT).startsWith(dev.postbox.spi.Envelope.RESERVED_PREFIX)) {
+            if (h.getKey().toLowerCase(java.util.Locale.ROOT).startsWith(OutboxEvent.RESERVED_HEADER_PREFIX)) {
                 throw new ValidationException("headers." + h.getKey(), "names starting with '"
-                        + dev.postbox.spi.Envelope.RESERVED_PREFIX + "' are reserved for the transport envelope");
+                        + OutboxEvent.RESERVED_HEADER_PREFIX + "' are reserved for the transport envelope");
             }
             if (h.getValue() == null) {
                 throw new ValidationException("headers." + h.getKey(), "value is required");

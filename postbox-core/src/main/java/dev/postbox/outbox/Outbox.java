@@ -15,15 +15,15 @@ public interface Outbox {
      *
      * @return {@code INSERTED}, or {@code DUPLICATE} when a row with the same {@code event_no} exists
      *         (then nothing at all was changed)
-     * @throws dev.postbox.ValidationException           bad event, found before any SQL; nothing written
-     * @throws dev.postbox.TransactionRequiredException  the connection is in auto-commit mode
-     * @throws dev.postbox.PostboxSqlException            the database refused the insert
+     * @throws dev.postbox.common.ValidationException           bad event, found before any SQL; nothing written
+     * @throws dev.postbox.common.TransactionRequiredException  the connection is in auto-commit mode
+     * @throws dev.postbox.common.PostboxSqlException            the database refused the insert
      */
     WriteResult write(Connection connection, OutboxEvent event);
 
     /**
      * Writes events in the transaction of {@code connection} with one multi-row INSERT per
-     * {@value dev.postbox.PostboxDefaults#WRITE_BATCH_ROWS} events. Every event is validated before the
+     * {@value dev.postbox.common.PostboxDefaults#WRITE_BATCH_ROWS} events. Every event is validated before the
      * first statement; one bad event rejects the whole batch and writes nothing.
      *
      * @return one result per event, in order

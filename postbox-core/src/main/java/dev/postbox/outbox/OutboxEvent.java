@@ -28,7 +28,8 @@ import java.util.Objects;
  * @param topic         optional, at most 128: topic, exchange or subject
  * @param routingKey    optional, at most 128
  * @param payload       required JSON value, at most the configured payload limit in UTF-8 bytes
- * @param headers       string headers (tenantId, ...), stored as a JSON object; never null
+ * @param headers       string headers (tenantId, ...), stored as a JSON object; never null; no name may start
+ *                      with {@link #RESERVED_HEADER_PREFIX}
  * @param maxRetries    retries after the first attempt, 0..1000; null means the default (5)
  * @param traceId       optional, at most 128
  * @param remark        optional, at most 500
@@ -37,6 +38,12 @@ public record OutboxEvent(String eventNo, String aggregateType, String aggregate
                           int eventVersion, String source, String channel, String topic, String routingKey,
                           String payload, Map<String, String> headers, Integer maxRetries, String traceId,
                           String remark) {
+
+    /**
+     * Header names starting with this (in any case) are refused when an event is written: the transports
+     * carry the event's identity under them ({@code postbox-event-no}, ...), next to the event's own headers.
+     */
+    public static final String RESERVED_HEADER_PREFIX = "postbox-";
 
     public OutboxEvent {
         headers = headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
@@ -53,7 +60,7 @@ public record OutboxEvent(String eventNo, String aggregateType, String aggregate
         private String aggregateType;
         private String aggregateId;
         private String eventType;
-        private int eventVersion = dev.postbox.PostboxDefaults.EVENT_VERSION;
+        private int eventVersion = dev.postbox.common.PostboxDefaults.EVENT_VERSION;
         private String source;
         private String channel;
         private String topic;
@@ -140,7 +147,7 @@ public record OutboxEvent(String eventNo, String aggregateType, String aggregate
             return this;
         }
 
-        /** Retries after the first attempt; default {@value dev.postbox.PostboxDefaults#OUTBOX_MAX_RETRIES}. */
+        /** Retries after the first attempt; default {@value dev.postbox.common.PostboxDefaults#OUTBOX_MAX_RETRIES}. */
         public Builder maxRetries(int maxRetries) {
             this.maxRetries = maxRetries;
             return this;

@@ -1,6 +1,6 @@
 package dev.postbox.query;
 
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxSqlException;
 import dev.postbox.internal.Settings;
 
 import java.sql.Connection;
@@ -10,14 +10,15 @@ import java.sql.SQLException;
 import java.time.Instant;
 
 /**
- * Reads a {@link Backlog} on one connection: a grouped count of statuses 0, 1, 3 and 5 over the status index,
+ * Reads a {@link Backlog} on one connection: a grouped count of the pending, in-flight, failed and dead statuses
+ * over the status index,
  * then for each unfinished status that has rows, the create_time of its first row in (status, id) order.
- * Status codes are literals so that partial indexes apply.
+ * Status codes are literals in the SQL text (from the status enum, not parameters) so that partial indexes apply.
  */
 final class BacklogReader {
 
-    private static final int[] UNFINISHED = {0, 1, 3};
-
+    private final int[] unfinished;
+    private final int dead;
     private final String countSql;
     /** Indexed by status code; only the unfinished ones are set. */
     private final String[] oldestSql = new String[6];
@@ -25,13 +26,22 @@ final class BacklogReader {
     /**
      * @param tableWithIndexHint the table, with the dialect's hint for its (status, id) index
      * @param statusColumn       {@code publish_status} or {@code event_status}
+     * @param pending            that column's code of PENDING
+     * @param inProgress         its code of PUBLISHING or PROCESSING
+     * @param failed             its code of FAILED
+     * @param dead               its code of DEAD
      */
-    BacklogReader(String tableWithIndexHint, String statusColumn) {
-        countSql = "SELECT " + statusColumn + ", COUNT(*) FROM " + tableWithIndexHint + " WHERE deleted = 0 AND "
-                + statusColumn + " IN (0, 1, 3, 5) GROUP BY " + statusColumn;
-        for (int status : UNFINISHED) {
-            oldestSql[status] = "SELECT create_time FROM " + tableWithIndexHint + " WHERE deleted = 0 AND "
-                    + statusColumn + " = " + status + " ORDER BY id LIMIT 1";
+    BacklogReader(String tableWithIndexHint, String statusColumn, int pending, int inProgress, int failed, int dead) {
+        this.unfinished = new int[] {pending, inProgress, failed};
+        this.dead = dead;
+        countSql = """
+                SELECT %1$s, COUNT(*) FROM %2$s
+                WHERE deleted = 0 AND %1$s IN (%3$d, %4$d, %5$d, %6$d) GROUP BY %1$s"""
+                .formatted(statusColumn, tableWithIndexHint, pending, inProgress, failed, dead);
+        for (int status : unfinished) {
+            oldestSql[status] = """
+                    SELECT create_time FROM %s
+                    WHERE deleted = 0 AND %s = %d ORDER BY id LIMIT 1""".formatted(tableWithIndexHint, statusColumn, status);
         }
     }
 
@@ -42,7 +52,7 @@ final class BacklogReader {
                 counts = StatusCounts.tally(rs);
             }
             Instant oldest = null;
-            for (int status : UNFINISHED) {
+            for (int status : unfinished) {
                 if (counts[status] == 0) {
                     continue;
                 }
@@ -53,7 +63,8 @@ final class BacklogReader {
                     }
                 }
             }
-            return new Backlog(counts[0], counts[1], counts[3], counts[5], oldest, s.clock().instant());
+            return new Backlog(counts[unfinished[0]], counts[unfinished[1]], counts[unfinished[2]], counts[dead], oldest,
+                    s.clock().instant());
         } catch (SQLException e) {
             throw new PostboxSqlException(what, e);
         }

@@ -1,10 +1,10 @@
 package dev.postbox.query;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
-import dev.postbox.internal.Rows;
 import dev.postbox.internal.Settings;
 import dev.postbox.message.MessageRecord;
+import dev.postbox.message.MessageRows;
 import dev.postbox.message.MessageStatus;
 
 import java.time.Duration;
@@ -13,10 +13,13 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 
-/** {@link MessageQueries} on plain JDBC. Status codes are literals so that partial indexes apply. */
+/**
+ * {@link MessageQueries} on plain JDBC. Status codes are literals in the SQL text (from the status enum, not
+ * parameters) so that partial indexes apply.
+ */
 final class JdbcMessageQueries implements MessageQueries {
 
-    private static final String COLS = Rows.MESSAGE_COLUMNS;
+    private static final String COLS = MessageRows.COLUMNS;
 
     private final Settings s;
     final Keyset<MessageRecord> pending;
@@ -35,25 +38,32 @@ final class JdbcMessageQueries implements MessageQueries {
         this.s = settings;
         String t = settings.tables().message();
         String byStatusIndex = t + settings.dialect().forceIndex("idx_status_id");
-        pending = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND event_status = 0", "event_status", Rows::message, MessageRecord::id);
-        dueRetries = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = 3 AND next_retry_time <= ?",
-                "event_status", "next_retry_time", false, Rows::message, MessageRecord::id, MessageRecord::nextRetryTime);
-        stuck = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = 1 AND last_handle_time <= ?",
-                "event_status", "last_handle_time", false, Rows::message, MessageRecord::id, MessageRecord::lastHandleTime);
-        byBiz = Keyset.byId(COLS, t, "deleted = 0 AND biz_type = ? AND biz_id = ?", "biz_type, biz_id", Rows::message, MessageRecord::id);
-        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", "trace_id", Rows::message, MessageRecord::id);
+        pending = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND event_status = %d".formatted(MessageStatus.PENDING.code()),
+                "event_status", MessageRows::read, MessageRecord::id);
+        dueRetries = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = %d AND next_retry_time <= ?"
+                        .formatted(MessageStatus.FAILED.code()),
+                "event_status", "next_retry_time", false, MessageRows::read, MessageRecord::id, MessageRecord::nextRetryTime);
+        stuck = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = %d AND last_handle_time <= ?"
+                        .formatted(MessageStatus.PROCESSING.code()),
+                "event_status", "last_handle_time", false, MessageRows::read, MessageRecord::id, MessageRecord::lastHandleTime);
+        byBiz = Keyset.byId(COLS, t, "deleted = 0 AND biz_type = ? AND biz_id = ?", "biz_type, biz_id", MessageRows::read, MessageRecord::id);
+        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", "trace_id", MessageRows::read, MessageRecord::id);
         byStatus = new Keyset[MessageStatus.values().length];
         for (MessageStatus status : MessageStatus.values()) {
-            byStatus[status.code()] = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND event_status = " + status.code(), "event_status",
-                    Rows::message, MessageRecord::id);
+            byStatus[status.code()] = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND event_status = %d".formatted(status.code()),
+                    "event_status",
+                    MessageRows::read, MessageRecord::id);
         }
-        mostRetried = Keyset.byTime(COLS, t, "deleted = 0 AND event_status IN (3, 5) AND retry_count >= ?",
-                null, "update_time", true, Rows::message, MessageRecord::id, MessageRecord::updateTime);
-        byEventNoSql = "SELECT " + COLS + " FROM " + t + " WHERE event_no = ?";
-        countSql = "SELECT event_status, COUNT(*) FROM " + t
-                + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"
-                + " GROUP BY event_status ORDER BY event_status";
-        backlog = new BacklogReader(byStatusIndex, "event_status");
+        mostRetried = Keyset.byTime(COLS, t, "deleted = 0 AND event_status IN (%d, %d) AND retry_count >= ?"
+                        .formatted(MessageStatus.FAILED.code(), MessageStatus.DEAD.code()),
+                null, "update_time", true, MessageRows::read, MessageRecord::id, MessageRecord::updateTime);
+        byEventNoSql = "SELECT %s FROM %s WHERE event_no = ?".formatted(COLS, t);
+        countSql = """
+                SELECT event_status, COUNT(*) FROM %s
+                WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?
+                GROUP BY event_status ORDER BY event_status""".formatted(t);
+        backlog = new BacklogReader(byStatusIndex, "event_status", MessageStatus.PENDING.code(),
+                MessageStatus.PROCESSING.code(), MessageStatus.FAILED.code(), MessageStatus.DEAD.code());
     }
 
     @Override
@@ -91,7 +101,7 @@ final class JdbcMessageQueries implements MessageQueries {
     @Override
     public Optional<MessageRecord> byEventNo(String eventNo) {
         Check.required(s.dialect(), "eventNo", eventNo, 64);
-        return Keyset.one(s, byEventNoSql, eventNo, Rows::message, "message event by event_no");
+        return Keyset.one(s, byEventNoSql, eventNo, MessageRows::read, "message event by event_no");
     }
 
     @Override

@@ -1,19 +1,22 @@
 package dev.postbox.query;
 
 import dev.postbox.internal.Check;
-import dev.postbox.internal.Rows;
 import dev.postbox.internal.Settings;
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.outbox.OutboxRows;
 import dev.postbox.outbox.OutboxStatus;
 
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 
-/** {@link OutboxQueries} on plain JDBC. Status codes are literals so that partial indexes apply. */
+/**
+ * {@link OutboxQueries} on plain JDBC. Status codes are literals in the SQL text (from the status enum, not
+ * parameters) so that partial indexes apply.
+ */
 final class JdbcOutboxQueries implements OutboxQueries {
 
-    private static final String COLS = Rows.OUTBOX_COLUMNS;
+    private static final String COLS = OutboxRows.COLUMNS;
 
     private final Settings s;
     final Keyset<OutboxRecord> pending;
@@ -33,28 +36,35 @@ final class JdbcOutboxQueries implements OutboxQueries {
         this.s = settings;
         String t = settings.tables().outbox();
         String byStatusIndex = t + settings.dialect().forceIndex("idx_status_id");
-        pending = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND publish_status = 0", "publish_status", Rows::outbox, OutboxRecord::id);
-        dueRetries = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status = 3 AND next_retry_time <= ?",
-                "publish_status", "next_retry_time", false, Rows::outbox, OutboxRecord::id, OutboxRecord::nextRetryTime);
-        expiredLeases = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status = 1 AND lock_until <= ?",
-                "publish_status", "lock_until", false, Rows::outbox, OutboxRecord::id, OutboxRecord::lockUntil);
+        pending = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND publish_status = %d".formatted(OutboxStatus.PENDING.code()),
+                "publish_status", OutboxRows::read, OutboxRecord::id);
+        dueRetries = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status = %d AND next_retry_time <= ?"
+                        .formatted(OutboxStatus.FAILED.code()),
+                "publish_status", "next_retry_time", false, OutboxRows::read, OutboxRecord::id, OutboxRecord::nextRetryTime);
+        expiredLeases = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status = %d AND lock_until <= ?"
+                        .formatted(OutboxStatus.PUBLISHING.code()),
+                "publish_status", "lock_until", false, OutboxRows::read, OutboxRecord::id, OutboxRecord::lockUntil);
         byAggregate = Keyset.byId(COLS, t, "deleted = 0 AND aggregate_type = ? AND aggregate_id = ?",
-                "aggregate_type, aggregate_id", Rows::outbox, OutboxRecord::id);
-        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", "trace_id", Rows::outbox, OutboxRecord::id);
+                "aggregate_type, aggregate_id", OutboxRows::read, OutboxRecord::id);
+        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", "trace_id", OutboxRows::read, OutboxRecord::id);
         byStatus = new Keyset[OutboxStatus.values().length];
         for (OutboxStatus status : OutboxStatus.values()) {
-            byStatus[status.code()] = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND publish_status = " + status.code(), "publish_status",
-                    Rows::outbox, OutboxRecord::id);
+            byStatus[status.code()] = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND publish_status = %d".formatted(status.code()),
+                    "publish_status",
+                    OutboxRows::read, OutboxRecord::id);
         }
-        failedByTopic = Keyset.byTime(COLS, t, "deleted = 0 AND topic = ? AND publish_status = 3",
-                null, "update_time", true, Rows::outbox, OutboxRecord::id, OutboxRecord::updateTime);
-        mostRetried = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status IN (3, 5) AND retry_count >= ?",
-                null, "update_time", true, Rows::outbox, OutboxRecord::id, OutboxRecord::updateTime);
-        byEventNoSql = "SELECT " + COLS + " FROM " + t + " WHERE event_no = ?";
-        countSql = "SELECT publish_status, COUNT(*) FROM " + t
-                + " WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?"
-                + " GROUP BY publish_status ORDER BY publish_status";
-        backlog = new BacklogReader(byStatusIndex, "publish_status");
+        failedByTopic = Keyset.byTime(COLS, t, "deleted = 0 AND topic = ? AND publish_status = %d".formatted(OutboxStatus.FAILED.code()),
+                null, "update_time", true, OutboxRows::read, OutboxRecord::id, OutboxRecord::updateTime);
+        mostRetried = Keyset.byTime(COLS, t, "deleted = 0 AND publish_status IN (%d, %d) AND retry_count >= ?"
+                        .formatted(OutboxStatus.FAILED.code(), OutboxStatus.DEAD.code()),
+                null, "update_time", true, OutboxRows::read, OutboxRecord::id, OutboxRecord::updateTime);
+        byEventNoSql = "SELECT %s FROM %s WHERE event_no = ?".formatted(COLS, t);
+        countSql = """
+                SELECT publish_status, COUNT(*) FROM %s
+                WHERE deleted = 0 AND event_type = ? AND create_time >= ? AND create_time < ?
+                GROUP BY publish_status ORDER BY publish_status""".formatted(t);
+        backlog = new BacklogReader(byStatusIndex, "publish_status", OutboxStatus.PENDING.code(),
+                OutboxStatus.PUBLISHING.code(), OutboxStatus.FAILED.code(), OutboxStatus.DEAD.code());
     }
 
     @Override
@@ -89,7 +99,7 @@ final class JdbcOutboxQueries implements OutboxQueries {
     @Override
     public Optional<OutboxRecord> byEventNo(String eventNo) {
         Check.required(s.dialect(), "eventNo", eventNo, 64);
-        return Keyset.one(s, byEventNoSql, eventNo, Rows::outbox, "outbox event by event_no");
+        return Keyset.one(s, byEventNoSql, eventNo, OutboxRows::read, "outbox event by event_no");
     }
 
     @Override

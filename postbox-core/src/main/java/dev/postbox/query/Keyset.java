@@ -1,7 +1,7 @@
 package dev.postbox.query;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Settings;
 import dev.postbox.jdbc.Dialect;
 
@@ -35,20 +35,20 @@ final class Keyset<T> {
 
     private Keyset(String columns, String from, String filter, String sortPrefix, String timeColumn,
                    boolean descending, Mapper<T> mapper, Function<T, Long> idOf, Function<T, Instant> timeOf) {
-        String head = "SELECT " + columns + " FROM " + from + " WHERE " + filter;
+        String head = "SELECT %s FROM %s WHERE %s".formatted(columns, from, filter);
         String dir = descending ? " DESC" : "";
         String cmp = descending ? " < " : " > ";
         // Columns the filter pins to one value lead the ORDER BY, so that H2 (and any planner that does not
         // reason about constants) sees the index order; PostgreSQL and MySQL plan it the same either way.
         String prefix = sortPrefix == null ? "" : String.join(dir + ", ", sortPrefix.split(",\\s*")) + dir + ", ";
-        String order = " ORDER BY " + prefix + (timeColumn == null ? "" : timeColumn + dir + ", ") + "id" + dir;
+        String order = " ORDER BY %s%sid%s".formatted(prefix, timeColumn == null ? "" : timeColumn + dir + ", ", dir);
         // The redundant bound on the time column lets the index range start at the cursor instead of
         // re-reading every earlier row of the range on each page.
-        String after = timeColumn == null ? " AND id" + cmp + "?"
-                : " AND " + timeColumn + (descending ? " <= ?" : " >= ?")
-                + " AND (" + timeColumn + cmp + "? OR (" + timeColumn + " = ? AND id" + cmp + "?))";
-        this.sql = head + order + " LIMIT ?";
-        this.sqlAfter = head + after + order + " LIMIT ?";
+        String after = timeColumn == null ? " AND id%s?".formatted(cmp)
+                : " AND %1$s %2$s ? AND (%1$s%3$s? OR (%1$s = ? AND id%3$s?))"
+                        .formatted(timeColumn, descending ? "<=" : ">=", cmp);
+        this.sql = "%s%s LIMIT ?".formatted(head, order);
+        this.sqlAfter = "%s%s%s LIMIT ?".formatted(head, after, order);
         this.timeColumn = timeColumn;
         this.mapper = mapper;
         this.idOf = idOf;

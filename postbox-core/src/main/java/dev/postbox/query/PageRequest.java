@@ -1,7 +1,7 @@
 package dev.postbox.query;
 
-import dev.postbox.PostboxDefaults;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxDefaults;
+import dev.postbox.common.ValidationException;
 
 /**
  * Which page of a keyset-paged query to read: at most {@code limit} rows after {@code after}, the

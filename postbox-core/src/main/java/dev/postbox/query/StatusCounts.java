@@ -1,7 +1,7 @@
 package dev.postbox.query;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Settings;
 
 import java.sql.Connection;

@@ -1,8 +1,8 @@
 package dev.postbox.relay;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.outbox.OutboxRows;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -29,7 +29,7 @@ final class Candidates {
     static void select(Connection c, Dialect d, String sql, Instant now, int limit, TreeMap<Long, OutboxRecord> into)
             throws SQLException {
         select(c, d, sql, now, limit, rs -> {
-            OutboxRecord r = Rows.outbox(rs, d);
+            OutboxRecord r = OutboxRows.read(rs, d);
             into.put(r.id(), r);
         });
     }

@@ -1,6 +1,7 @@
 package dev.postbox.relay;
 
-import dev.postbox.internal.Rows;
+
+import dev.postbox.outbox.OutboxRows;
 
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -21,7 +22,7 @@ final class ClaimSql {
     private static final java.util.List<String> BLOCKING = java.util.List.of("= 0", "= 1", "= 3", "= 5");
 
     final String table;
-    final String columns = Rows.OUTBOX_COLUMNS;
+    final String columns = OutboxRows.COLUMNS;
     /**
      * Claimable rows of alias e; two time parameters: now (retries due) and the takeover cutoff (leases
      * that expired before it may be taken over; normally now, far in the past while the relay's clock is

@@ -1,8 +1,8 @@
 package dev.postbox.relay;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.outbox.OutboxRows;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -180,12 +180,12 @@ final class Followers {
     private List<OutboxRecord> lockUnchanged(Connection c, List<Follower> candidates) throws SQLException {
         Map<Long, OutboxRecord> rows = new HashMap<>();
         List<Long> ids = candidates.stream().map(Follower::id).toList();
-        String sql = "SELECT " + Rows.OUTBOX_COLUMNS + " FROM " + s.table + " WHERE " + idIn(ids.size()) + " FOR UPDATE";
+        String sql = "SELECT " + OutboxRows.COLUMNS + " FROM " + s.table + " WHERE " + idIn(ids.size()) + " FOR UPDATE";
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bindIds(c, ps, 1, ids);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    OutboxRecord r = Rows.outbox(rs, dialect);
+                    OutboxRecord r = OutboxRows.read(rs, dialect);
                     rows.put(r.id(), r);
                 }
             }

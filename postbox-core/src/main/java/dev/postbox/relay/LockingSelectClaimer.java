@@ -1,8 +1,8 @@
 package dev.postbox.relay;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.outbox.OutboxRows;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -108,7 +108,7 @@ final class LockingSelectClaimer implements Claimer {
             ps.setInt(i, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(Rows.outbox(rs, dialect));
+                    rows.add(OutboxRows.read(rs, dialect));
                 }
             }
         }

@@ -1,8 +1,8 @@
 package dev.postbox.relay;
 
-import dev.postbox.internal.Rows;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.outbox.OutboxRows;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,7 +30,7 @@ final class PostgresClaimer implements Claimer {
                 + " UPDATE " + s.table + " AS u SET " + s.leaseSet
                 // = ANY(ARRAY(...)): the claimed ids as one array, so the update is a primary-key lookup however
                 // big the table is, never a hash join over it
-                + " WHERE u.id = ANY (ARRAY(SELECT id FROM c)) RETURNING " + ClaimSql.qualified("u", Rows.OUTBOX_COLUMNS);
+                + " WHERE u.id = ANY (ARRAY(SELECT id FROM c)) RETURNING " + ClaimSql.qualified("u", OutboxRows.COLUMNS);
     }
 
     @Override
@@ -48,7 +48,7 @@ final class PostgresClaimer implements Claimer {
             List<OutboxRecord> claimed = new ArrayList<>(limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    claimed.add(Rows.outbox(rs, dialect));
+                    claimed.add(OutboxRows.read(rs, dialect));
                 }
             }
             claimed.sort(java.util.Comparator.comparingLong(OutboxRecord::id));

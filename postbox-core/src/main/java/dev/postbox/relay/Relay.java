@@ -2,7 +2,8 @@ package dev.postbox.relay;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.outbox.OutboxRecord;

@@ -1,6 +1,7 @@
 package dev.postbox.relay;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.RetryPolicy;
+import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.spi.ErrorClassifier;

@@ -1,6 +1,6 @@
 package dev.postbox.relay;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;

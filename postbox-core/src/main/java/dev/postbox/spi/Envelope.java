@@ -1,6 +1,7 @@
 package dev.postbox.spi;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
+import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;
 
 import java.time.Instant;
@@ -31,7 +32,8 @@ public record Envelope(String eventNo, String eventType, int eventVersion, Strin
                        String traceId, String traceparent, String source, Instant createTime,
                        Map<String, String> headers, String payload) {
 
-    public static final String RESERVED_PREFIX = "postbox-";
+    /** The prefix of every {@code postbox-*} header; the same as {@link OutboxEvent#RESERVED_HEADER_PREFIX}. */
+    public static final String RESERVED_PREFIX = OutboxEvent.RESERVED_HEADER_PREFIX;
     public static final String EVENT_NO = "postbox-event-no";
     public static final String EVENT_TYPE = "postbox-event-type";
     public static final String EVENT_VERSION = "postbox-event-version";

@@ -1,7 +1,7 @@
 package dev.postbox.compensation;
 
-import dev.postbox.TransactionRequiredException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.TransactionRequiredException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.testing.DatabaseContract;
 import dev.postbox.testing.Orders;

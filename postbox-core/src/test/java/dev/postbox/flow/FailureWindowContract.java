@@ -1,7 +1,8 @@
 package dev.postbox.flow;
 
 import dev.postbox.Postbox;
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.compensation.CompensationJob;
 import dev.postbox.compensation.CompensationRecord;
 import dev.postbox.compensation.CompensationResult;
@@ -12,7 +13,6 @@ import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.relay.Cycle;
 import dev.postbox.relay.Relay;
-import dev.postbox.relay.RetryPolicy;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
 import dev.postbox.testing.DatabaseContract;

@@ -1,5 +1,6 @@
 package dev.postbox.flow;
 
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.compensation.CompensationRecord;
 import dev.postbox.compensation.CompensationResult;
 import dev.postbox.compensation.CompensationStatus;
@@ -13,7 +14,6 @@ import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.outbox.WriteResult;
 import dev.postbox.relay.Relay;
-import dev.postbox.relay.RetryPolicy;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
 import dev.postbox.testing.DatabaseContract;

@@ -1,8 +1,8 @@
 package dev.postbox.inbox;
 
-import dev.postbox.PostboxException;
-import dev.postbox.TransactionRequiredException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxException;
+import dev.postbox.common.TransactionRequiredException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.testing.DatabaseContract;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -115,7 +115,7 @@ public abstract class InboxContract extends DatabaseContract {
                             return delivery;
                         } catch (IllegalStateException expected) {
                             failures.incrementAndGet();
-                        } catch (dev.postbox.PostboxSqlException e) {
+                        } catch (dev.postbox.common.PostboxSqlException e) {
                             // MySQL: when the failed delivery's row disappeared, waiting inserts may deadlock;
                             // the victim's delivery failed as a whole and is redelivered like any failure
                             assertThat(e.sqlState()).as(e.getMessage()).startsWith("40");

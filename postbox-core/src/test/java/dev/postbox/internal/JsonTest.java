@@ -1,6 +1,6 @@
 package dev.postbox.internal;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

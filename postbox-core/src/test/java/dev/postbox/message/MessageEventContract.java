@@ -1,6 +1,6 @@
 package dev.postbox.message;
 
-import dev.postbox.TransactionRequiredException;
+import dev.postbox.common.TransactionRequiredException;
 import dev.postbox.outbox.WriteResult;
 import dev.postbox.testing.DatabaseContract;
 import org.junit.jupiter.api.Test;

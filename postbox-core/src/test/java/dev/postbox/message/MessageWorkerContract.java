@@ -1,7 +1,7 @@
 package dev.postbox.message;
 
-import dev.postbox.ValidationException;
-import dev.postbox.relay.RetryPolicy;
+import dev.postbox.common.RetryPolicy;
+import dev.postbox.common.ValidationException;
 import dev.postbox.spi.NonRetryableException;
 import dev.postbox.testing.DatabaseContract;
 import org.junit.jupiter.api.BeforeEach;

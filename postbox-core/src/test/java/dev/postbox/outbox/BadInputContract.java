@@ -1,7 +1,7 @@
 package dev.postbox.outbox;
 
 import dev.postbox.Postbox;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.message.MessageEvent;
 import dev.postbox.outbox.TextCases.TextCase;
 import dev.postbox.testing.DatabaseContract;
@@ -326,7 +326,7 @@ public abstract class BadInputContract extends DatabaseContract {
             try (Connection c = ds.getConnection()) {
                 c.setAutoCommit(false);
                 insertOrder(c, "O-before");
-                assertThatThrownBy(() -> postbox.outbox().writeAll(c, events)).isInstanceOf(dev.postbox.PostboxSqlException.class);
+                assertThatThrownBy(() -> postbox.outbox().writeAll(c, events)).isInstanceOf(dev.postbox.common.PostboxSqlException.class);
                 // nothing of the call is left, and the transaction goes on (on PostgreSQL too)
                 postbox.outbox().write(c, valid().eventNo("E-after").build());
                 insertOrder(c, "O-after");

@@ -1,7 +1,7 @@
 package dev.postbox.outbox;
 
-import dev.postbox.ValidationException;
 import dev.postbox.admin.AdminFilter;
+import dev.postbox.common.ValidationException;
 import dev.postbox.compensation.CompensationRecord;
 import dev.postbox.compensation.CompensationResult;
 import dev.postbox.inbox.InboxResult;

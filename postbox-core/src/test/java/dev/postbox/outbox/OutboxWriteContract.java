@@ -1,7 +1,7 @@
 package dev.postbox.outbox;
 
 import dev.postbox.Postbox;
-import dev.postbox.TransactionRequiredException;
+import dev.postbox.common.TransactionRequiredException;
 import dev.postbox.testing.DatabaseContract;
 import org.junit.jupiter.api.Test;
 

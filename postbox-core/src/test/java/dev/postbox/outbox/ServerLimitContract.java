@@ -1,7 +1,7 @@
 package dev.postbox.outbox;
 
 import dev.postbox.Postbox;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.testing.DatabaseContract;
 import org.junit.jupiter.api.Test;
 

@@ -1,6 +1,6 @@
 package dev.postbox.query;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.message.MessageEvent;
 import dev.postbox.message.MessageRecord;
 import dev.postbox.message.MessageStatus;

@@ -1,5 +1,6 @@
 package dev.postbox.relay;
 
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
@@ -524,8 +525,8 @@ public abstract class RelayContract extends DatabaseContract {
         assertThat(count(postbox.tables().adminLog())).isEqualTo(10);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> postbox.admin().retryWhere(
                         dev.postbox.admin.AdminFilter.status(OutboxStatus.PUBLISHED, 10), "ops", "x"))
-                .isInstanceOf(dev.postbox.ValidationException.class).hasMessageContaining("filter.statuses");
+                .isInstanceOf(dev.postbox.common.ValidationException.class).hasMessageContaining("filter.statuses");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> postbox.admin().cancel("order.event-1", "", "x"))
-                .isInstanceOf(dev.postbox.ValidationException.class).hasMessageContaining("actor");
+                .isInstanceOf(dev.postbox.common.ValidationException.class).hasMessageContaining("actor");
     }
 }

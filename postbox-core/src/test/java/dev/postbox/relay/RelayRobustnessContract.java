@@ -1,6 +1,7 @@
 package dev.postbox.relay;
 
 import dev.postbox.Postbox;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
@@ -591,7 +592,7 @@ public abstract class RelayRobustnessContract extends DatabaseContract {
                     });
             try (Relay relay = relay(to(new Receiver()), "relay-crash").dataSource(killing).build()) {
                 Throwable failure = org.assertj.core.api.Assertions.catchThrowable(relay::runOnce);
-                assertThat(failure).isInstanceOf(dev.postbox.PostboxSqlException.class);
+                assertThat(failure).isInstanceOf(dev.postbox.common.PostboxSqlException.class);
                 System.out.printf("[%s] claim on an ended session: %s%n", db.kind(), Relay.describe(failure));
                 assertThat(failure.getMessage()).as("the first cause, not the rollback's").doesNotContain("Connection is closed");
                 assertThat(Relay.describe(failure)).doesNotContain("Connection is closed");

@@ -1,6 +1,7 @@
 package dev.postbox.relay;
 
 import dev.postbox.Postbox;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.message.MessageEvent;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;

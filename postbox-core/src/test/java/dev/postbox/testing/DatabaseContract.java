@@ -1,7 +1,7 @@
 package dev.postbox.testing;
 
 import dev.postbox.Postbox;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -2,7 +2,7 @@ package dev.postbox.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import dev.postbox.PostboxDefaults;
+import dev.postbox.common.PostboxDefaults;
 
 import java.io.IOException;
 import java.io.InputStream;

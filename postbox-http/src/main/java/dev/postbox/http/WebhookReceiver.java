@@ -1,7 +1,7 @@
 package dev.postbox.http;
 
-import dev.postbox.PostboxSqlException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxSqlException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.inbox.InboxResult;
 import dev.postbox.spi.Envelope;

@@ -1,6 +1,6 @@
 package dev.postbox.http;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

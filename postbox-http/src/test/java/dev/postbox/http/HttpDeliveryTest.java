@@ -2,11 +2,11 @@ package dev.postbox.http;
 
 import com.sun.net.httpserver.Headers;
 import dev.postbox.Postbox;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.relay.Relay;
-import dev.postbox.relay.RetryPolicy;
 import dev.postbox.spi.Envelope;
 import dev.postbox.spi.PublishResult;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package dev.postbox.http;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
 import org.junit.jupiter.api.Test;

@@ -138,7 +138,7 @@ class WebhookSecurityTest extends WebhookFixture {
         dev.postbox.inbox.EnvelopeConsumer consumer = new dev.postbox.inbox.EnvelopeConsumer(ds, postbox.inbox(), "open",
                 (c, e) -> handled.add(e));
         assertThatThrownBy(() -> WebhookReceiver.builder(consumer).build())
-                .isInstanceOf(dev.postbox.ValidationException.class).hasMessageStartingWith("webhook.verifier: is required");
+                .isInstanceOf(dev.postbox.common.ValidationException.class).hasMessageStartingWith("webhook.verifier: is required");
         WebhookReceiver open = WebhookReceiver.builder(consumer).allowUnsigned().build();
         WebhookResponse r = open.receive("POST", Map.of("postbox-event-no", List.of("O-1"), "postbox-event-type", List.of("T"),
                 "postbox-event-version", List.of("1"), "postbox-aggregate-type", List.of("ORDER"),

@@ -1,6 +1,6 @@
 package dev.postbox.kafka;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.inbox.InboxResult;
 import dev.postbox.spi.Envelope;

@@ -1,6 +1,6 @@
 package dev.postbox.kafka;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.inbox.EnvelopeConsumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.KafkaException;

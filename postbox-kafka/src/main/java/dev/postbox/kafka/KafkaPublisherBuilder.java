@@ -1,6 +1,6 @@
 package dev.postbox.kafka;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.relay.RelayDefaults;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;

@@ -1,8 +1,8 @@
 package dev.postbox.kafka;
 
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.relay.Relay;
-import dev.postbox.relay.RetryPolicy;
 import dev.postbox.relay.Routes;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;

@@ -1,7 +1,7 @@
 package dev.postbox.nats;
 
-import dev.postbox.PostboxException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.spi.Envelope;
 import dev.postbox.spi.PublishResult;

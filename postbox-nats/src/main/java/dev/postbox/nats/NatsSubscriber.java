@@ -1,7 +1,7 @@
 package dev.postbox.nats;
 
-import dev.postbox.PostboxException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.PostboxException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.inbox.InboxResult;
 import dev.postbox.spi.Envelope;

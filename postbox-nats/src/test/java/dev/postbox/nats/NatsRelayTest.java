@@ -1,9 +1,9 @@
 package dev.postbox.nats;
 
-import dev.postbox.testing.TcpProxy;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.relay.Relay;
-import dev.postbox.relay.RetryPolicy;
+import dev.postbox.testing.TcpProxy;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

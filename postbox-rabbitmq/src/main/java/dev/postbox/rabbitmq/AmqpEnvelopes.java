@@ -3,7 +3,7 @@ package dev.postbox.rabbitmq;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.BasicProperties;
 import com.rabbitmq.client.LongString;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.spi.Envelope;
 
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,7 @@ package dev.postbox.rabbitmq;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.spi.Envelope;
 import dev.postbox.spi.PublishResult;

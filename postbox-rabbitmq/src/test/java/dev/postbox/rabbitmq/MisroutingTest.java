@@ -1,11 +1,11 @@
 package dev.postbox.rabbitmq;
 
 import com.rabbitmq.client.GetResponse;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.relay.Relay;
-import dev.postbox.relay.RetryPolicy;
 import dev.postbox.spi.PublishResult;
 import org.junit.jupiter.api.Test;
 

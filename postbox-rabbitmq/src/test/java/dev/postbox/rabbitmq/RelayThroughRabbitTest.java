@@ -2,12 +2,12 @@ package dev.postbox.rabbitmq;
 
 import dev.postbox.testing.TcpProxy;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.postbox.common.RetryPolicy;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.relay.Relay;
-import dev.postbox.relay.RetryPolicy;
 import dev.postbox.spi.PublishResult;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package dev.postbox.rabbitmq;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.outbox.OutboxRecord;
 import org.junit.jupiter.api.Test;

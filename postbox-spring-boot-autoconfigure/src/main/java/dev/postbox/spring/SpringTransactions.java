@@ -1,8 +1,8 @@
 package dev.postbox.spring;
 
 import dev.postbox.Postbox;
-import dev.postbox.PostboxException;
-import dev.postbox.TransactionRequiredException;
+import dev.postbox.common.PostboxException;
+import dev.postbox.common.TransactionRequiredException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;

@@ -23,7 +23,7 @@ import java.util.Objects;
  *     return order;
  * }
  * }</pre>
- * With no transaction active the write is refused with {@link dev.postbox.TransactionRequiredException}
+ * With no transaction active the write is refused with {@link dev.postbox.common.TransactionRequiredException}
  * (never a silent auto-commit), and in a read-only one too. After the transaction commits, the relays of
  * this application are woken so the event goes out within milliseconds. Thread-safe.
  */
@@ -41,8 +41,8 @@ public final class TransactionalOutbox {
      * Inserts {@code event} in the current transaction; a second write with the same event_no is a
      * {@link WriteResult#duplicate() duplicate} that changes nothing.
      *
-     * @throws dev.postbox.TransactionRequiredException no Spring transaction is active, or it is read-only
-     * @throws dev.postbox.ValidationException           the event is invalid (nothing written)
+     * @throws dev.postbox.common.TransactionRequiredException no Spring transaction is active, or it is read-only
+     * @throws dev.postbox.common.ValidationException           the event is invalid (nothing written)
      */
     public WriteResult write(OutboxEvent event) {
         return transactions.inCurrent("outbox write", true, c -> postbox.outbox().write(c, event));

@@ -1,7 +1,7 @@
 package dev.postbox.smoke;
 
 import dev.postbox.Postbox;
-import dev.postbox.TransactionRequiredException;
+import dev.postbox.common.TransactionRequiredException;
 import dev.postbox.message.MessageRecord;
 import dev.postbox.message.MessageStatus;
 import dev.postbox.outbox.OutboxRecord;

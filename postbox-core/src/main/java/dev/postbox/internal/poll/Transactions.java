@@ -1,6 +1,6 @@
 package dev.postbox.internal.poll;
 
-import dev.postbox.PostboxSqlException;
+import dev.postbox.common.PostboxSqlException;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

@@ -1,6 +1,6 @@
 package dev.postbox.spring.autoconfigure;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.message.AfterMaxRetries;
 import dev.postbox.message.MessageHandler;
 import dev.postbox.message.MessageRecord;

@@ -1,7 +1,7 @@
 package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.Postbox;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.compensation.CompensationJob;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.message.MessageWorkerBuilder;

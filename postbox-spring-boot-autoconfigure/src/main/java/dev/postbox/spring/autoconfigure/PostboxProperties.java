@@ -1,6 +1,6 @@
 package dev.postbox.spring.autoconfigure;
 
-import dev.postbox.PostboxDefaults;
+import dev.postbox.common.PostboxDefaults;
 import dev.postbox.message.WorkerDefaults;
 import dev.postbox.relay.EventBus;
 import dev.postbox.relay.RelayDefaults;

@@ -1,6 +1,6 @@
 package dev.postbox.spring.autoconfigure;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 
 import java.util.Locale;
 import java.util.function.Supplier;

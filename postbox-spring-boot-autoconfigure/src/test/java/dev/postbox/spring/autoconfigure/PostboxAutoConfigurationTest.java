@@ -1,8 +1,8 @@
 package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.Postbox;
-import dev.postbox.TransactionRequiredException;
-import dev.postbox.ValidationException;
+import dev.postbox.common.TransactionRequiredException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.compensation.CompensationJob;
 import dev.postbox.inbox.InboxResult;
 import dev.postbox.message.MessageEvent;

@@ -1,10 +1,10 @@
 package dev.postbox.spring.autoconfigure.health;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.query.Backlog;
 import dev.postbox.query.Queries;
-import dev.postbox.spring.autoconfigure.metrics.Backlogs;
 import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
+import dev.postbox.spring.autoconfigure.metrics.Backlogs;
 
 import java.time.Duration;
 import java.util.ArrayList;

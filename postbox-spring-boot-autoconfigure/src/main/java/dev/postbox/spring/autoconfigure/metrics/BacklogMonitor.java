@@ -1,6 +1,6 @@
 package dev.postbox.spring.autoconfigure.metrics;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.query.Queries;
 import dev.postbox.spring.autoconfigure.RelayLifecycle;
 import org.slf4j.Logger;

@@ -1,7 +1,7 @@
 package dev.postbox.spring.autoconfigure.transport;
 
 import dev.postbox.Postbox;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.http.HttpPublisher;
 import dev.postbox.spring.PublisherRoute;
 import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;

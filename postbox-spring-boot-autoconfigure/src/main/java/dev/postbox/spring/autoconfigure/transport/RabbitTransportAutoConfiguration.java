@@ -2,7 +2,7 @@ package dev.postbox.spring.autoconfigure.transport;
 
 import com.rabbitmq.client.ConnectionFactory;
 import dev.postbox.Postbox;
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.rabbitmq.RabbitPublisher;
 import dev.postbox.spring.PublisherRoute;
 import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;

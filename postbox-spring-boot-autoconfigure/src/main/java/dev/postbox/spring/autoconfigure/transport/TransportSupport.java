@@ -1,6 +1,6 @@
 package dev.postbox.spring.autoconfigure.transport;
 
-import dev.postbox.ValidationException;
+import dev.postbox.common.ValidationException;
 import dev.postbox.spring.autoconfigure.PropertyErrors;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;

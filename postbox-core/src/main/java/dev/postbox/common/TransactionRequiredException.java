@@ -1,4 +1,4 @@
-package dev.postbox;
+package dev.postbox.common;
 
 /**
  * A write that must share the caller's transaction was given a connection in auto-commit mode (or, in a

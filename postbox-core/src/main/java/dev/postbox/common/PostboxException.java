@@ -1,4 +1,4 @@
-package dev.postbox;
+package dev.postbox.common;
 
 /**
  * Base of every exception Postbox throws. Unchecked: the caller's transaction decides what a failure

@@ -1,6 +1,5 @@
-package dev.postbox.relay;
+package dev.postbox.common;
 
-import dev.postbox.ValidationException;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.postbox;
+package dev.postbox.common;
 
 import java.util.Objects;
 

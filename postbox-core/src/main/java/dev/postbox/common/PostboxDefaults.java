@@ -1,4 +1,4 @@
-package dev.postbox;
+package dev.postbox.common;
 
 /**
  * Every default Postbox uses, one named constant each. The builder, the Spring properties and the

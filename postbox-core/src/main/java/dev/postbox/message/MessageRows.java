@@ -1,0 +1,48 @@
+package dev.postbox.message;
+
+import dev.postbox.jdbc.Dialect;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The columns and row mapping of the message table ({@code biz_message_event}), kept next to
+ * {@link MessageRecord} so that a new column changes one package. Used by Postbox's own packages (the
+ * worker's claims, the queries); every query that maps message rows selects {@link #COLUMNS}. Not an API
+ * for applications: it follows the schema, not a compatibility promise.
+ */
+public final class MessageRows {
+
+    /** Every column of the message table, in the order of the record; one line of SQL. */
+    public static final String COLUMNS = """
+            id, event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, \
+            retry_count, max_retry_count, next_retry_time, last_handle_time, success_time, fail_reason, \
+            trace_id, remark, version, create_time, update_time""";
+
+    private MessageRows() {
+    }
+
+    /** The record of the current row of {@code rs}, which selected {@link #COLUMNS}; times read through {@code d}. */
+    public static MessageRecord read(ResultSet rs, Dialect d) throws SQLException {
+        return new MessageRecord(
+                rs.getLong("id"),
+                rs.getString("event_no"),
+                rs.getString("event_type"),
+                rs.getString("biz_type"),
+                rs.getString("biz_id"),
+                rs.getString("event_source"),
+                rs.getString("event_payload"),
+                MessageStatus.of(rs.getInt("event_status")),
+                rs.getInt("retry_count"),
+                rs.getInt("max_retry_count"),
+                d.readTime(rs, "next_retry_time"),
+                d.readTime(rs, "last_handle_time"),
+                d.readTime(rs, "success_time"),
+                rs.getString("fail_reason"),
+                rs.getString("trace_id"),
+                rs.getString("remark"),
+                rs.getInt("version"),
+                d.readTime(rs, "create_time"),
+                d.readTime(rs, "update_time"));
+    }
+}
