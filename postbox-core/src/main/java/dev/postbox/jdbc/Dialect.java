@@ -176,4 +176,46 @@ public interface Dialect {
         throw new IllegalArgumentException("unsupported database '" + product + " " + meta.getDatabaseProductVersion()
                 + "': Postbox supports PostgreSQL, MySQL/MariaDB and H2; set the dialect explicitly only for one of these");
     }
+
+    // relay capabilities
+
+    /**
+     * Whether a statement can take a list of ids (or of any column) as one array parameter
+     * ({@code id = ANY (?)}, {@code unnest(?::bigint[])}) and join it LATERAL: one cheap plan whatever
+     * the list's length, where other databases need an IN list or a UNION of as many branches.
+     */
+    default boolean idArrays() {
+        return false;
+    }
+
+    /**
+     * Whether a fenced update of many rows is faster as a JDBC batch of single-row updates by primary key
+     * than as one statement over an {@code (id, version)} list: H2 evaluates such a list slowly, while a
+     * batch in memory is cheap.
+     */
+    default boolean batchedPrimaryKeyUpdates() {
+        return false;
+    }
+
+    /** Whether the database delivers {@code NOTIFY} to a session that ran {@code LISTEN} (PostgreSQL). */
+    default boolean supportsListen() {
+        return false;
+    }
+
+    /**
+     * SQL every connection of a relay's own pool runs once (committed by the pool), or null for none.
+     *
+     * @param asyncCommit whether the relay's own commits may return before their WAL is flushed
+     */
+    default String relayPoolInitSql(boolean asyncCommit) {
+        return null;
+    }
+
+    /**
+     * An expression for the database's current time at millisecond precision or better, read like a
+     * time column ({@link #readTime}): the relay measures its clock's offset against it.
+     */
+    default String currentTimeSql() {
+        return "CURRENT_TIMESTAMP(3)";
+    }
 }

@@ -93,4 +93,11 @@ final class H2Dialect implements Dialect {
     public boolean isDuplicateKey(SQLException e, String keyName) {
         return "23505".equals(e.getSQLState()) && PostgresDialect.mentions(e, keyName);
     }
+
+    // relay capabilities
+
+    @Override
+    public boolean batchedPrimaryKeyUpdates() {
+        return true;
+    }
 }

@@ -88,4 +88,12 @@ final class MySqlDialect implements Dialect {
     public boolean isDuplicateKey(SQLException e, String keyName) {
         return e.getErrorCode() == ER_DUP_ENTRY && PostgresDialect.mentions(e, keyName);
     }
+
+    // relay capabilities
+
+    /** DATETIME(3) columns hold UTC. */
+    @Override
+    public String currentTimeSql() {
+        return "UTC_TIMESTAMP(3)";
+    }
 }
