@@ -149,6 +149,9 @@ public final class Relay implements AutoCloseable {
         loop.start(i -> new PollLoop.Body() {
             @Override
             public PollLoop.Outcome turn() {
+                if (closing) { // close() began and is closing the notifications first: claim nothing more
+                    return PollLoop.Outcome.NONE;
+                }
                 return runOnce().claimed() > 0 ? PollLoop.Outcome.MORE : PollLoop.Outcome.NONE;
             }
 
