@@ -178,7 +178,7 @@ public interface Dialect {
                 + "': Postbox supports PostgreSQL, MySQL/MariaDB and H2; set the dialect explicitly only for one of these");
     }
 
-    // message worker capabilities
+    // capabilities: what the core, the relay and the worker decide by, instead of comparing dialects
 
     /**
      * Whether claims on this database take their rows with a locking read that skips the rows other
@@ -199,22 +199,46 @@ public interface Dialect {
     }
 
     /**
-     * Whether fenced updates of many rows run faster as a batch of one-row primary-key updates than as one
-     * statement matching an {@code (id, version) IN (...)} list of row values. H2 evaluates a long list of
-     * row values slowly.
-     */
-    default boolean prefersKeyedUpdateBatches() {
-        return false;
-    }
-
-    // core capabilities
-
-    /**
      * Whether a write can wake the relays that listen on this database, with a notification sent in the
      * writer's transaction and delivered at its commit (PostgreSQL's NOTIFY). Where it cannot,
      * {@code notifyOnWrite} is ignored and relays find new events at their next poll.
      */
     default boolean notifiesAtCommit() {
         return false;
+    }
+
+    /**
+     * Whether a statement can take a list of ids (or of any column) as one array parameter
+     * ({@code id = ANY (?)}, {@code unnest(?::bigint[])}) and join it LATERAL: one cheap plan whatever
+     * the list's length, where other databases need an IN list or a UNION of as many branches.
+     */
+    default boolean idArrays() {
+        return false;
+    }
+
+    /**
+     * Whether a fenced update of many rows is faster as a JDBC batch of single-row updates by primary key
+     * than as one statement over an {@code (id, version)} list: H2 evaluates such a list slowly, while a
+     * batch in memory is cheap.
+     */
+    default boolean batchedPrimaryKeyUpdates() {
+        return false;
+    }
+
+    /**
+     * SQL every connection of a relay's own pool runs once (committed by the pool), or null for none.
+     *
+     * @param asyncCommit whether the relay's own commits may return before their WAL is flushed
+     */
+    default String relayPoolInitSql(boolean asyncCommit) {
+        return null;
+    }
+
+    /**
+     * An expression for the database's current time at millisecond precision or better, read like a
+     * time column ({@link #readTime}): the relay measures its clock's offset against it.
+     */
+    default String currentTimeSql() {
+        return "CURRENT_TIMESTAMP(3)";
     }
 }

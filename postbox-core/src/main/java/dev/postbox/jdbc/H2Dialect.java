@@ -94,11 +94,10 @@ final class H2Dialect implements Dialect {
         return "23505".equals(e.getSQLState()) && PostgresDialect.mentions(e, keyName);
     }
 
-    // message worker capabilities
+    // capabilities: what the core, the relay and the worker decide by, instead of comparing dialects
 
-    /** H2 evaluates a long {@code (id, version) IN (...)} list of row values slowly. */
     @Override
-    public boolean prefersKeyedUpdateBatches() {
+    public boolean batchedPrimaryKeyUpdates() {
         return true;
     }
 }

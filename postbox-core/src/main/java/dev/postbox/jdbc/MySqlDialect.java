@@ -89,11 +89,17 @@ final class MySqlDialect implements Dialect {
         return e.getErrorCode() == ER_DUP_ENTRY && PostgresDialect.mentions(e, keyName);
     }
 
-    // message worker capabilities
+    // capabilities: what the core, the relay and the worker decide by, instead of comparing dialects
 
     /** MySQL 8 and MariaDB 10.6 skip locked rows, but neither returns the rows of an UPDATE. */
     @Override
     public boolean claimsWithSkipLocked() {
         return true;
+    }
+
+    /** DATETIME(3) columns hold UTC. */
+    @Override
+    public String currentTimeSql() {
+        return "UTC_TIMESTAMP(3)";
     }
 }

@@ -86,7 +86,7 @@ final class WorkerStore {
         if (events.isEmpty()) {
             return 0;
         }
-        if (dialect.prefersKeyedUpdateBatches()) {
+        if (dialect.batchedPrimaryKeyUpdates()) {
             return succeededOneByOne(c, events, now);
         }
         String sql = """

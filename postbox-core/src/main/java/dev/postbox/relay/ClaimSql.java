@@ -1,14 +1,26 @@
 package dev.postbox.relay;
 
-
+import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxRows;
+import dev.postbox.outbox.OutboxStatus;
 
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
+
+import static dev.postbox.relay.StatusCodes.FAILED;
+import static dev.postbox.relay.StatusCodes.PENDING;
+import static dev.postbox.relay.StatusCodes.PUBLISHING;
 
 /**
  * The SQL fragments every claim strategy shares: which rows are claimable, the per-aggregate order
  * guard, and the SET list that turns a claimable row into a lease. Built once per relay.
+ * <p>
+ * User text (the unordered topics) is only ever an argument of {@link String#formatted}, never part of a
+ * format string, and is quoted by {@link #quoted}.
  */
 final class ClaimSql {
 
@@ -17,9 +29,6 @@ final class ClaimSql {
      * 000 the takeover is counted in {@code lease_expiries}, not as a failed attempt in {@code retry_count}.
      */
     static final String LEASE_EXPIRED = "lease expired before the relay recorded an outcome; publishing again";
-
-    /** The statuses that make later events of the aggregate wait: pending, publishing, failed, dead. */
-    private static final java.util.List<String> BLOCKING = java.util.List.of("= 0", "= 1", "= 3", "= 5");
 
     final String table;
     final String columns = OutboxRows.COLUMNS;
@@ -34,7 +43,14 @@ final class ClaimSql {
     /** The SET list of the claim; parameters: reason, owner, lock_until, now (last_publish_time), now. */
     final String leaseSet;
 
-    /** Pending, due and expired candidates in their index order; each takes (limit) or (now, limit). */
+    /**
+     * Pending, due and expired candidates in their index order, from " FROM" on: prefixed by the selected
+     * columns ({@link #select}); each takes (limit) or (now, limit).
+     */
+    final String pendingFrom;
+    final String dueFrom;
+    final String expiredFrom;
+    /** The three selects of whole rows. */
     final String pendingSelect;
     final String dueSelect;
     final String expiredSelect;
@@ -45,7 +61,7 @@ final class ClaimSql {
 
     /** How the order guard looks for an earlier unfinished event of the same aggregate. */
     enum Probes {
-        /** One NOT EXISTS with {@code publish_status IN (0, 1, 3, 5)}: PostgreSQL's partial index holds exactly those rows. */
+        /** One NOT EXISTS with {@code publish_status IN} the blocking statuses: PostgreSQL's partial index holds exactly those rows. */
         IN_LIST,
         /** One NOT EXISTS per blocking status over {@code (aggregate, status, id)} with {@code id < e.id} as its range (H2). */
         NOT_EXISTS_PER_STATUS,
@@ -67,24 +83,40 @@ final class ClaimSql {
     ClaimSql(String table, boolean ordered, Set<String> unorderedTopics, Probes probes, String pendingHint,
              String probeHint) {
         this.table = table;
-        this.claimable = "e.deleted = 0 AND e.publish_status IN (0, 1, 3) AND (e.publish_status = 0"
-                + " OR (e.publish_status = 3 AND e.next_retry_time <= ?) OR (e.publish_status = 1 AND e.lock_until <= ?))";
+        this.claimable = """
+                e.deleted = 0 AND e.publish_status IN (%s) AND (e.publish_status = %d\
+                 OR (e.publish_status = %d AND e.next_retry_time <= ?)\
+                 OR (e.publish_status = %d AND e.lock_until <= ?))"""
+                .formatted(StatusCodes.CLAIMABLE_LIST, PENDING, FAILED, PUBLISHING);
         this.orderGuard = ordered ? guard(table, unorderedTopics, probes, probeHint) : "";
-        // lease_expiries and fail_reason come first: MySQL evaluates SET left to right with new values
-        this.leaseSet = "lease_expiries = CASE WHEN publish_status = 1 THEN lease_expiries + 1 ELSE lease_expiries END,"
-                // the takeover mark is this claim's only: an older one (an event given back or retried by hand
-                // after a takeover) goes, so that the relay counts exactly the takeovers of this claim
-                + " fail_reason = CASE WHEN publish_status = 1 THEN ? WHEN fail_reason = '"
-                + LEASE_EXPIRED.replace("'", "''") + "' THEN NULL ELSE fail_reason END,"
-                + " publish_status = 1, locked_by = ?, lock_until = ?, last_publish_time = ?,"
-                + " version = version + 1, update_time = ?";
-        String head = "SELECT " + columns + " FROM " + table + " e";
-        this.pendingSelect = head + pendingHint + " WHERE e.deleted = 0 AND e.publish_status = 0" + orderGuard
-                + " ORDER BY e.publish_status, e.id LIMIT ?";
-        this.dueSelect = head + " WHERE e.deleted = 0 AND e.publish_status = 3 AND e.next_retry_time <= ?" + orderGuard
-                + " ORDER BY e.publish_status, e.next_retry_time, e.id LIMIT ?";
-        this.expiredSelect = head + " WHERE e.deleted = 0 AND e.publish_status = 1 AND e.lock_until <= ?" + orderGuard
-                + " ORDER BY e.publish_status, e.lock_until, e.id LIMIT ?";
+        // lease_expiries and fail_reason come first: MySQL evaluates SET left to right with new values.
+        // The takeover mark is this claim's only: an older one (an event given back or retried by hand
+        // after a takeover) goes, so that the relay counts exactly the takeovers of this claim.
+        this.leaseSet = """
+                lease_expiries = CASE WHEN publish_status = %1$d THEN lease_expiries + 1 ELSE lease_expiries END,\
+                 fail_reason = CASE WHEN publish_status = %1$d THEN ? WHEN fail_reason = %2$s THEN NULL\
+                 ELSE fail_reason END,\
+                 publish_status = %1$d, locked_by = ?, lock_until = ?, last_publish_time = ?,\
+                 version = version + 1, update_time = ?"""
+                .formatted(PUBLISHING, quoted(LEASE_EXPIRED));
+        this.pendingFrom = " FROM %s e%s WHERE e.deleted = 0 AND e.publish_status = %d%s ORDER BY e.publish_status, e.id LIMIT ?"
+                .formatted(table, pendingHint, PENDING, orderGuard);
+        this.dueFrom = """
+                \sFROM %s e WHERE e.deleted = 0 AND e.publish_status = %d AND e.next_retry_time <= ?%s\
+                 ORDER BY e.publish_status, e.next_retry_time, e.id LIMIT ?"""
+                .formatted(table, FAILED, orderGuard);
+        this.expiredFrom = """
+                \sFROM %s e WHERE e.deleted = 0 AND e.publish_status = %d AND e.lock_until <= ?%s\
+                 ORDER BY e.publish_status, e.lock_until, e.id LIMIT ?"""
+                .formatted(table, PUBLISHING, orderGuard);
+        this.pendingSelect = select(columns, pendingFrom);
+        this.dueSelect = select(columns, dueFrom);
+        this.expiredSelect = select(columns, expiredFrom);
+    }
+
+    /** {@code SELECT <selected><from>}. */
+    static String select(String selected, String from) {
+        return "SELECT %s%s".formatted(selected, from);
     }
 
     /**
@@ -95,39 +127,55 @@ final class ClaimSql {
      * be published (like a cancel); the admin operations do not see deleted rows.
      */
     private static String guard(String table, Set<String> unorderedTopics, Probes probes, String probeHint) {
-        String list = unorderedTopics.stream().map(t -> "'" + t.replace("'", "''") + "'")
-                .collect(Collectors.joining(", "));
-        String topicFilter = unorderedTopics.isEmpty() ? "" : " AND (p.topic IS NULL OR p.topic NOT IN (" + list + "))";
-        // the topic list is user text: assembled by concatenation, never through a format string
-        java.util.function.Function<String, String> sameAggregate = status -> " FROM " + table + " p" + probeHint
-                + " WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id"
-                + " AND p.publish_status " + status + " AND p.deleted = 0" + topicFilter;
-        java.util.function.Function<String, String> earlier = status ->
-                "NOT EXISTS (SELECT 1" + sameAggregate.apply(status) + " AND p.id < e.id)";
+        String list = topicList(unorderedTopics);
+        String topicFilter = unorderedTopics.isEmpty() ? "" : " AND (p.topic IS NULL OR p.topic NOT IN (%s))".formatted(list);
+        Function<String, String> sameAggregate = status -> """
+                \sFROM %s p%s WHERE p.aggregate_type = e.aggregate_type AND p.aggregate_id = e.aggregate_id\
+                 AND p.publish_status %s AND p.deleted = 0%s"""
+                .formatted(table, probeHint, status, topicFilter);
+        Function<String, String> earlier = status ->
+                "NOT EXISTS (SELECT 1%s AND p.id < e.id)".formatted(sameAggregate.apply(status));
         String guard = switch (probes) {
-            case IN_LIST -> earlier.apply("IN (0, 1, 3, 5)");
-            case NOT_EXISTS_PER_STATUS -> BLOCKING.stream().map(earlier).collect(Collectors.joining(" AND "));
-            case FIRST_ID_PER_STATUS -> BLOCKING.stream()
-                    .map(status -> "COALESCE((SELECT p.id" + sameAggregate.apply(status) + " ORDER BY p.id LIMIT 1), e.id) >= e.id")
+            case IN_LIST -> earlier.apply("IN (%s)".formatted(StatusCodes.BLOCKING_LIST));
+            case NOT_EXISTS_PER_STATUS -> StatusCodes.BLOCKING.stream().map(code -> earlier.apply("= " + code))
+                    .collect(Collectors.joining(" AND "));
+            case FIRST_ID_PER_STATUS -> StatusCodes.BLOCKING.stream()
+                    .map(code -> "COALESCE((SELECT p.id%s ORDER BY p.id LIMIT 1), e.id) >= e.id"
+                            .formatted(sameAggregate.apply("= " + code)))
                     .collect(Collectors.joining(" AND "));
         };
-        return unorderedTopics.isEmpty() ? " AND " + guard : " AND (e.topic IN (" + list + ") OR (" + guard + "))";
+        return unorderedTopics.isEmpty() ? " AND " + guard : " AND (e.topic IN (%s) OR (%s))".formatted(list, guard);
+    }
+
+    /** The topics as quoted SQL literals, comma separated. */
+    static String topicList(Set<String> topics) {
+        return topics.stream().map(ClaimSql::quoted).collect(Collectors.joining(", "));
+    }
+
+    /** {@code text} as an SQL string literal. */
+    static String quoted(String text) {
+        return "'" + text.replace("'", "''") + "'";
+    }
+
+    /** {@code n} parameters of an IN list: {@code "?, ?, ?"}. */
+    static String placeholders(int n) {
+        return String.join(", ", Collections.nCopies(n, "?"));
     }
 
     /** {@code r} as the claim's UPDATE leaves it (for strategies that update rows they already read). */
-    static dev.postbox.outbox.OutboxRecord leased(dev.postbox.outbox.OutboxRecord r, String owner,
-                                                   java.time.Instant now, java.time.Instant lockUntil) {
-        boolean expired = r.status() == dev.postbox.outbox.OutboxStatus.PUBLISHING;
-        return new dev.postbox.outbox.OutboxRecord(r.id(), r.eventNo(), r.aggregateType(), r.aggregateId(),
+    static OutboxRecord leased(OutboxRecord r, String owner, Instant now, Instant lockUntil) {
+        boolean expired = r.status() == OutboxStatus.PUBLISHING;
+        String reason = expired ? LEASE_EXPIRED : LEASE_EXPIRED.equals(r.failReason()) ? null : r.failReason();
+        return new OutboxRecord(r.id(), r.eventNo(), r.aggregateType(), r.aggregateId(),
                 r.eventType(), r.eventVersion(), r.source(), r.channel(), r.topic(), r.routingKey(), r.payload(),
-                r.headers(), dev.postbox.outbox.OutboxStatus.PUBLISHING, r.retryCount(),
+                r.headers(), OutboxStatus.PUBLISHING, r.retryCount(),
                 r.maxRetryCount(), r.nextRetryTime(), owner, lockUntil, now, r.publishedTime(),
-                expired ? LEASE_EXPIRED : LEASE_EXPIRED.equals(r.failReason()) ? null : r.failReason(), r.traceId(), r.remark(), r.version() + 1, r.createTime(), now,
+                reason, r.traceId(), r.remark(), r.version() + 1, r.createTime(), now,
                 expired ? r.leaseExpiries() + 1 : r.leaseExpiries());
     }
 
     static String qualified(String alias, String columns) {
-        return java.util.Arrays.stream(columns.split(",")).map(c -> alias + "." + c.strip())
+        return Arrays.stream(columns.split(",")).map(c -> alias + "." + c.strip())
                 .collect(Collectors.joining(", "));
     }
 }

@@ -37,11 +37,14 @@ interface Claimer {
     /** The follower claims of ordered mode for {@code dialect}. */
     static Followers followers(Dialect dialect, String table, java.util.Set<String> unorderedTopics) {
         ClaimSql s = new ClaimSql(table, true, unorderedTopics);
-        return new Followers(dialect, s, unorderedTopics,
-                dialect.name().equals("mysql") ? dialect.forceIndex("idx_aggregate") : "");
+        return new Followers(dialect, s, unorderedTopics, dialect.forceIndex("idx_aggregate"));
     }
 
-    /** The strategy for {@code dialect}: one statement on PostgreSQL, SKIP LOCKED selects on MySQL, else conditional updates. */
+    /**
+     * The strategy for {@code dialect}: one statement on PostgreSQL, SKIP LOCKED selects on MySQL, else
+     * conditional updates. The one place where the relay chooses by dialect; everything else asks the
+     * dialect's capabilities.
+     */
     static Claimer forDialect(Dialect dialect, String table, boolean ordered, java.util.Set<String> unorderedTopics) {
         return switch (dialect.name()) {
             case "postgresql" -> new PostgresClaimer(dialect, new ClaimSql(table, ordered, unorderedTopics));

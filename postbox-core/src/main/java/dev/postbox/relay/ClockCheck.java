@@ -38,11 +38,7 @@ final class ClockCheck {
         this.dialect = dialect;
         this.bound = bound;
         this.enabled = bound != null;
-        this.sql = switch (dialect.name()) {
-            case "postgresql" -> "SELECT clock_timestamp() AS db_now";
-            case "mysql" -> "SELECT UTC_TIMESTAMP(3) AS db_now";
-            default -> "SELECT CURRENT_TIMESTAMP(3) AS db_now";
-        };
+        this.sql = "SELECT %s AS db_now".formatted(dialect.currentTimeSql());
     }
 
     boolean due() {

@@ -27,7 +27,7 @@ final class ConditionalClaimer implements Claimer {
         // by primary key and the version read: every claim and admin action bumps the version, so an
         // unchanged version means the row is still as claimable as when it was read (a status condition
         // here would make H2 use a status index instead of the primary key)
-        this.claimSql = "UPDATE " + s.table + " SET " + s.leaseSet + " WHERE id = ? AND version = ?";
+        this.claimSql = "UPDATE %s SET %s WHERE id = ? AND version = ?".formatted(s.table, s.leaseSet);
     }
 
     @Override

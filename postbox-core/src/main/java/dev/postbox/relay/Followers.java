@@ -3,6 +3,7 @@ package dev.postbox.relay;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxRows;
+import dev.postbox.outbox.OutboxStatus;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,8 +36,7 @@ final class Followers {
      * What the walk needs of a later row; the full row is read when it is locked. (Wide columns would make
      * MariaDB materialize the UNION in an on-disk temporary table: 36 ms instead of 8 for 125 heads.)
      */
-    private static final String NARROW = "id, aggregate_type, aggregate_id, publish_status, next_retry_time,"
-            + " lock_until, version, deleted";
+    private static final String NARROW = "id, aggregate_type, aggregate_id, publish_status, next_retry_time, lock_until, version, deleted";
 
     private final String branch;
     private final String lateralSql;
@@ -48,17 +48,20 @@ final class Followers {
     Followers(Dialect dialect, ClaimSql s, Set<String> unorderedTopics, String aggregateHint) {
         this.dialect = dialect;
         this.s = s;
-        String topicFilter = unorderedTopics.isEmpty() ? "" : " AND (topic IS NULL OR topic NOT IN ("
-                + unorderedTopics.stream().map(t -> "'" + t.replace("'", "''") + "'").collect(Collectors.joining(", "))
-                + "))";
+        String topicFilter = unorderedTopics.isEmpty() ? ""
+                : " AND (topic IS NULL OR topic NOT IN (%s))".formatted(ClaimSql.topicList(unorderedTopics));
         // every unfinished row after the head, in id order: the walk needs to see the ones that stop a run
-        this.branch = "(SELECT " + NARROW + " FROM " + s.table + aggregateHint
-                + " WHERE aggregate_type = ? AND aggregate_id = ? AND id > ? AND publish_status IN (0, 1, 3, 5)"
-                + topicFilter + " ORDER BY id LIMIT ?)";
-        this.lateralSql = "SELECT x.* FROM unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS h(t, a, i)"
-                + " CROSS JOIN LATERAL (SELECT " + NARROW + " FROM " + s.table
-                + " WHERE aggregate_type = h.t AND aggregate_id = h.a AND id > h.i AND publish_status IN (0, 1, 3, 5)"
-                + topicFilter + " ORDER BY id LIMIT ?) x";
+        this.branch = """
+                (SELECT %s FROM %s%s\
+                 WHERE aggregate_type = ? AND aggregate_id = ? AND id > ? AND publish_status IN (%s)%s\
+                 ORDER BY id LIMIT ?)"""
+                .formatted(NARROW, s.table, aggregateHint, StatusCodes.BLOCKING_LIST, topicFilter);
+        this.lateralSql = """
+                SELECT x.* FROM unnest(?::varchar[], ?::varchar[], ?::bigint[]) AS h(t, a, i)\
+                 CROSS JOIN LATERAL (SELECT %s FROM %s\
+                 WHERE aggregate_type = h.t AND aggregate_id = h.a AND id > h.i AND publish_status IN (%s)%s\
+                 ORDER BY id LIMIT ?) x"""
+                .formatted(NARROW, s.table, StatusCodes.BLOCKING_LIST, topicFilter);
     }
 
     /**
@@ -100,10 +103,10 @@ final class Followers {
 
         /** The claim's own condition ({@link ClaimSql#claimable}). */
         boolean claimable(Instant now, Instant takeoverBefore) {
-            return !deleted && switch (status) {
-                case 0 -> true;
-                case 3 -> nextRetry != null && !nextRetry.isAfter(now);
-                case 1 -> lockUntil != null && !lockUntil.isAfter(takeoverBefore);
+            return !deleted && switch (OutboxStatus.of(status)) {
+                case PENDING -> true;
+                case FAILED -> nextRetry != null && !nextRetry.isAfter(now);
+                case PUBLISHING -> lockUntil != null && !lockUntil.isAfter(takeoverBefore);
                 default -> false;
             };
         }
@@ -113,7 +116,7 @@ final class Followers {
     private List<Follower> read(Connection c, List<OutboxRecord> heads, int perAggregate, Instant now,
                                 Instant takeoverBefore) throws SQLException {
         Map<String, List<Later>> byAggregate = new HashMap<>();
-        try (PreparedStatement ps = dialect == Dialect.POSTGRESQL ? lateral(c, heads, perAggregate) : union(c, heads, perAggregate);
+        try (PreparedStatement ps = dialect.idArrays() ? lateral(c, heads, perAggregate) : union(c, heads, perAggregate);
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 byAggregate.computeIfAbsent(key(rs.getString("aggregate_type"), rs.getString("aggregate_id")),
@@ -140,7 +143,7 @@ final class Followers {
         return run;
     }
 
-    /** PostgreSQL: one plan for any number of heads, each a LIMIT-ed walk of the unfinished-aggregate index. */
+    /** With {@link Dialect#idArrays()} (PostgreSQL): one plan for any number of heads, each a LIMIT-ed walk of the unfinished-aggregate index. */
     private PreparedStatement lateral(Connection c, List<OutboxRecord> heads, int perAggregate) throws SQLException {
         PreparedStatement ps = c.prepareStatement(lateralSql);
         try {
@@ -180,7 +183,7 @@ final class Followers {
     private List<OutboxRecord> lockUnchanged(Connection c, List<Follower> candidates) throws SQLException {
         Map<Long, OutboxRecord> rows = new HashMap<>();
         List<Long> ids = candidates.stream().map(Follower::id).toList();
-        String sql = "SELECT " + OutboxRows.COLUMNS + " FROM " + s.table + " WHERE " + idIn(ids.size()) + " FOR UPDATE";
+        String sql = "SELECT %s FROM %s WHERE %s FOR UPDATE".formatted(OutboxRows.COLUMNS, s.table, idIn(ids.size()));
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bindIds(c, ps, 1, ids);
             try (ResultSet rs = ps.executeQuery()) {
@@ -208,7 +211,7 @@ final class Followers {
 
     private void lease(Connection c, List<OutboxRecord> rows, String owner, Instant now, Instant lockUntil)
             throws SQLException {
-        String sql = "UPDATE " + s.table + " SET " + s.leaseSet + " WHERE " + idIn(rows.size());
+        String sql = "UPDATE %s SET %s WHERE %s".formatted(s.table, s.leaseSet, idIn(rows.size()));
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, ClaimSql.LEASE_EXPIRED);
             ps.setString(2, owner);
@@ -220,13 +223,13 @@ final class Followers {
         }
     }
 
-    /** PostgreSQL: one array parameter (cheap to plan); elsewhere an IN list. */
+    /** With {@link Dialect#idArrays()}: one array parameter (cheap to plan); elsewhere an IN list. */
     private String idIn(int n) {
-        return dialect == Dialect.POSTGRESQL ? "id = ANY (?)" : "id IN (" + String.join(", ", java.util.Collections.nCopies(n, "?")) + ")";
+        return dialect.idArrays() ? "id = ANY (?)" : "id IN (%s)".formatted(ClaimSql.placeholders(n));
     }
 
     private void bindIds(Connection c, PreparedStatement ps, int first, List<Long> ids) throws SQLException {
-        if (dialect == Dialect.POSTGRESQL) {
+        if (dialect.idArrays()) {
             ps.setArray(first, c.createArrayOf("bigint", ids.toArray()));
             return;
         }

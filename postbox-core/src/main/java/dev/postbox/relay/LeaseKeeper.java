@@ -1,12 +1,13 @@
 package dev.postbox.relay;
 
+import dev.postbox.internal.poll.DaemonThreads;
+import dev.postbox.internal.poll.Failures;
+import dev.postbox.internal.poll.Transactions;
 import dev.postbox.outbox.OutboxRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -49,11 +50,7 @@ final class LeaseKeeper implements AutoCloseable {
         this.leases = leases;
         this.lease = lease;
         this.clock = clock;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "postbox-relay-" + owner + "-lease");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("postbox-relay-" + owner + "-lease"));
         long every = Math.max(1, interval(lease).toMillis());
         timer.scheduleWithFixedDelay(this::renewSafely, every, every, TimeUnit.MILLISECONDS);
     }
@@ -99,11 +96,11 @@ final class LeaseKeeper implements AutoCloseable {
         try {
             renew();
         } catch (Throwable e) { // the timer must survive anything, or renewals would stop for good
-            log.warn("Relay {}: renewing leases failed: {}", owner, Relay.describe(e));
+            log.warn("Relay {}: renewing leases failed: {}", owner, Failures.describe(e));
         }
     }
 
-    private void renew() throws SQLException {
+    private void renew() {
         synchronized (lock) {
             List<OutboxRecord> current = batch;
             if (current.isEmpty() || lost || System.nanoTime() - renewUntil > 0) {
@@ -111,16 +108,8 @@ final class LeaseKeeper implements AutoCloseable {
             }
             long started = System.nanoTime();
             Instant now = clock.get();
-            int held;
-            try (Connection c = pool.getConnection()) {
-                try {
-                    held = leases.renew(c, current, owner, now.plus(lease), now);
-                    c.commit();
-                } catch (SQLException | RuntimeException e) {
-                    Relay.rollback(c, e);
-                    throw e;
-                }
-            }
+            int held = Transactions.inTransaction(pool, "relay " + owner + " renewing " + current.size() + " leases",
+                    c -> leases.renew(c, current, owner, now.plus(lease), now));
             if (held < current.size()) {
                 lost = true;
                 log.warn("Relay {}: {} of {} leases of the batch in flight were taken over; sending no further wave",

@@ -11,7 +11,7 @@ import java.util.List;
 
 /**
  * The relay's writes after a claim. Each is fenced: it changes a row only while this relay still holds
- * the lease it claimed ({@code locked_by = owner AND version = claimed version AND publish_status = 1}),
+ * the lease it claimed ({@code locked_by = owner AND version = claimed version}, still PUBLISHING),
  * so a relay whose lease expired and was taken over can never overwrite the new owner's result.
  */
 final class Leases {
@@ -28,62 +28,56 @@ final class Leases {
     Leases(Dialect dialect, String table) {
         this.dialect = dialect;
         this.table = table;
-        this.failSql = "UPDATE " + table + " SET publish_status = ?, retry_count = retry_count + ?,"
-                + " next_retry_time = ?, fail_reason = ?, locked_by = NULL, lock_until = NULL, update_time = ?"
-                + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1";
+        this.failSql = """
+                UPDATE %s SET publish_status = ?, retry_count = retry_count + ?,\
+                 next_retry_time = ?, fail_reason = ?, locked_by = NULL, lock_until = NULL, update_time = ?%s"""
+                .formatted(table, FENCE);
         // a given-back lease was not lost: the takeover mark (see Relay, which counts takeovers by it) goes
-        this.releaseSql = "UPDATE " + table + " SET publish_status = CASE WHEN retry_count > 0 THEN 3 ELSE 0 END,"
-                + " fail_reason = CASE WHEN fail_reason = '" + ClaimSql.LEASE_EXPIRED.replace("'", "''")
-                + "' THEN NULL ELSE fail_reason END,"
-                + " next_retry_time = CASE WHEN retry_count > 0 THEN ? ELSE NULL END, locked_by = NULL,"
-                + " lock_until = NULL, update_time = ?"
-                + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1";
+        this.releaseSql = """
+                UPDATE %s SET publish_status = CASE WHEN retry_count > 0 THEN %d ELSE %d END,\
+                 fail_reason = CASE WHEN fail_reason = %s THEN NULL ELSE fail_reason END,\
+                 next_retry_time = CASE WHEN retry_count > 0 THEN ? ELSE NULL END, locked_by = NULL,\
+                 lock_until = NULL, update_time = ?%s"""
+                .formatted(table, StatusCodes.FAILED, StatusCodes.PENDING, ClaimSql.quoted(ClaimSql.LEASE_EXPIRED), FENCE);
     }
+
+    /** The fence of a single-row write; parameters: id, version, owner. */
+    private static final String FENCE = " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = %d"
+            .formatted(StatusCodes.PUBLISHING);
 
     /** Marks {@code events} PUBLISHED in one statement; returns how many this relay still held. */
     int published(Connection c, List<OutboxRecord> events, String owner, Instant now) throws SQLException {
-        return fencedUpdate(c, events, owner, "publish_status = 2, published_time = ?, fail_reason = NULL,"
-                + " next_retry_time = NULL, locked_by = NULL, lock_until = NULL, update_time = ?", now, now);
+        return fencedUpdate(c, events, owner, """
+                publish_status = %d, published_time = ?, fail_reason = NULL,\
+                 next_retry_time = NULL, locked_by = NULL, lock_until = NULL, update_time = ?"""
+                .formatted(StatusCodes.PUBLISHED), now, now);
     }
 
     /**
      * Runs {@code UPDATE ... SET set} (two time parameters, {@code first} and {@code second}) on the rows of
      * {@code events} that this relay still holds at the version it claimed; returns how many those were.
-     * PostgreSQL: the (id, version) pairs as two arrays joined by primary key, four parameters whatever the
-     * batch size, so planning stays cheap with the relay's custom plans. H2 evaluates a long (id, version)
-     * IN list slowly; in memory, a JDBC batch of single-row updates is faster. MySQL: one IN list.
+     * With {@link Dialect#idArrays()} (PostgreSQL): the (id, version) pairs as two arrays joined by primary
+     * key, four parameters whatever the batch size, so planning stays cheap with the relay's custom plans.
+     * With {@link Dialect#batchedPrimaryKeyUpdates()} (H2, which evaluates a long (id, version) IN list
+     * slowly): a JDBC batch of single-row updates. Otherwise (MySQL): one IN list.
      */
     private int fencedUpdate(Connection c, List<OutboxRecord> events, String owner, String set, Instant first,
                              Instant second) throws SQLException {
         if (events.isEmpty()) {
             return 0;
         }
-        if (dialect == Dialect.H2) {
-            return fencedBatch(c, "UPDATE " + table + " SET " + set
-                    + " WHERE id = ? AND version = ? AND locked_by = ? AND publish_status = 1", events, owner, first, second);
+        if (dialect.batchedPrimaryKeyUpdates()) {
+            return fencedBatch(c, "UPDATE %s SET %s%s".formatted(table, set, FENCE), events, owner, first, second);
         }
-        if (dialect == Dialect.POSTGRESQL) {
-            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " AS t SET " + set
-                    + " FROM unnest(?::bigint[], ?::int[]) AS v(id, version)"
-                    + " WHERE t.id = v.id AND t.version = v.version AND t.locked_by = ? AND t.publish_status = 1")) {
-                dialect.bindTime(ps, 1, first);
-                dialect.bindTime(ps, 2, second);
-                ps.setArray(3, c.createArrayOf("bigint", events.stream().map(OutboxRecord::id).toArray()));
-                ps.setArray(4, c.createArrayOf("integer", events.stream().map(OutboxRecord::version).toArray()));
-                ps.setString(5, owner);
-                return ps.executeUpdate();
-            }
+        if (dialect.idArrays()) {
+            return fencedArrays(c, events, owner, set, first, second);
         }
-        StringBuilder sql = new StringBuilder("UPDATE ").append(table).append(" SET ").append(set).append(" WHERE id IN (");
-        for (int i = 0; i < events.size(); i++) {
-            sql.append(i == 0 ? "?" : ", ?");
-        }
-        sql.append(") AND locked_by = ? AND publish_status = 1 AND (id, version) IN (");
-        for (int i = 0; i < events.size(); i++) {
-            sql.append(i == 0 ? "(?, ?)" : ", (?, ?)");
-        }
-        sql.append(')');
-        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        String sql = """
+                UPDATE %s SET %s WHERE id IN (%s) AND locked_by = ? AND publish_status = %d\
+                 AND (id, version) IN (%s)"""
+                .formatted(table, set, ClaimSql.placeholders(events.size()), StatusCodes.PUBLISHING,
+                        String.join(", ", java.util.Collections.nCopies(events.size(), "(?, ?)")));
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             dialect.bindTime(ps, i++, first);
             dialect.bindTime(ps, i++, second);
@@ -95,6 +89,23 @@ final class Leases {
                 ps.setLong(i++, e.id());
                 ps.setInt(i++, e.version());
             }
+            return ps.executeUpdate();
+        }
+    }
+
+    /** {@link #fencedUpdate} as one statement joining the (id, version) arrays by primary key. */
+    private int fencedArrays(Connection c, List<OutboxRecord> events, String owner, String set, Instant first,
+                             Instant second) throws SQLException {
+        String sql = """
+                UPDATE %s AS t SET %s FROM unnest(?::bigint[], ?::int[]) AS v(id, version)\
+                 WHERE t.id = v.id AND t.version = v.version AND t.locked_by = ? AND t.publish_status = %d"""
+                .formatted(table, set, StatusCodes.PUBLISHING);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            dialect.bindTime(ps, 1, first);
+            dialect.bindTime(ps, 2, second);
+            ps.setArray(3, c.createArrayOf("bigint", events.stream().map(OutboxRecord::id).toArray()));
+            ps.setArray(4, c.createArrayOf("integer", events.stream().map(OutboxRecord::version).toArray()));
+            ps.setString(5, owner);
             return ps.executeUpdate();
         }
     }
@@ -129,7 +140,7 @@ final class Leases {
         }
         try (PreparedStatement ps = c.prepareStatement(failSql)) {
             for (Failure f : failures) {
-                ps.setInt(1, f.dead() ? 5 : 3);
+                ps.setInt(1, f.dead() ? StatusCodes.DEAD : StatusCodes.FAILED);
                 ps.setInt(2, f.addRetries());
                 dialect.bindTime(ps, 3, f.dead() ? null : f.nextRetry());
                 ps.setString(4, f.reason());

@@ -38,13 +38,9 @@ final class LockingSelectClaimer implements Claimer {
     LockingSelectClaimer(Dialect dialect, ClaimSql s) {
         this.dialect = dialect;
         this.s = s;
-        this.pendingSql = idsOnly(s.pendingSelect);
-        this.dueSql = idsOnly(s.dueSelect);
-        this.expiredSql = idsOnly(s.expiredSelect);
-    }
-
-    private String idsOnly(String select) {
-        return "SELECT e.id" + select.substring(select.indexOf(" FROM "));
+        this.pendingSql = ClaimSql.select("e.id", s.pendingFrom);
+        this.dueSql = ClaimSql.select("e.id", s.dueFrom);
+        this.expiredSql = ClaimSql.select("e.id", s.expiredFrom);
     }
 
     @Override
@@ -64,13 +60,8 @@ final class LockingSelectClaimer implements Claimer {
         if (chosen.isEmpty()) {
             return List.of();
         }
-        StringBuilder sql = new StringBuilder("UPDATE ").append(s.table).append(" SET ").append(s.leaseSet)
-                .append(" WHERE id IN (");
-        for (int i = 0; i < chosen.size(); i++) {
-            sql.append(i == 0 ? "?" : ", ?");
-        }
-        sql.append(')');
-        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        String sql = "UPDATE %s SET %s WHERE id IN (%s)".formatted(s.table, s.leaseSet, ClaimSql.placeholders(chosen.size()));
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, ClaimSql.LEASE_EXPIRED);
             ps.setString(2, owner);
             dialect.bindTime(ps, 3, lockUntil);
@@ -91,14 +82,10 @@ final class LockingSelectClaimer implements Claimer {
     /** Locks the first {@code limit} of {@code ids} that are still claimable and not locked by another claim. */
     private List<OutboxRecord> lock(Connection c, List<Long> ids, int limit, Instant now, Instant takeoverBefore)
             throws SQLException {
-        StringBuilder sql = new StringBuilder("SELECT ").append(s.columns).append(" FROM ").append(s.table)
-                .append(" e WHERE e.id IN (");
-        for (int i = 0; i < ids.size(); i++) {
-            sql.append(i == 0 ? "?" : ", ?");
-        }
-        sql.append(") AND ").append(s.claimable).append(" ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED");
+        String sql = "SELECT %s FROM %s e WHERE e.id IN (%s) AND %s ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED"
+                .formatted(s.columns, s.table, ClaimSql.placeholders(ids.size()), s.claimable);
         List<OutboxRecord> rows = new ArrayList<>(limit);
-        try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             for (Long id : ids) {
                 ps.setLong(i++, id);

@@ -25,12 +25,12 @@ final class PostgresClaimer implements Claimer {
 
     PostgresClaimer(Dialect dialect, ClaimSql s) {
         this.dialect = dialect;
-        this.sql = "WITH c AS (SELECT e.id FROM " + s.table + " e WHERE " + s.claimable + s.orderGuard
-                + " ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED)"
-                + " UPDATE " + s.table + " AS u SET " + s.leaseSet
-                // = ANY(ARRAY(...)): the claimed ids as one array, so the update is a primary-key lookup however
-                // big the table is, never a hash join over it
-                + " WHERE u.id = ANY (ARRAY(SELECT id FROM c)) RETURNING " + ClaimSql.qualified("u", OutboxRows.COLUMNS);
+        // = ANY(ARRAY(...)): the claimed ids as one array, so the update is a primary-key lookup however big
+        // the table is, never a hash join over it
+        this.sql = """
+                WITH c AS (SELECT e.id FROM %1$s e WHERE %2$s%3$s ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED)\
+                 UPDATE %1$s AS u SET %4$s WHERE u.id = ANY (ARRAY(SELECT id FROM c)) RETURNING %5$s"""
+                .formatted(s.table, s.claimable, s.orderGuard, s.leaseSet, ClaimSql.qualified("u", OutboxRows.COLUMNS));
     }
 
     @Override

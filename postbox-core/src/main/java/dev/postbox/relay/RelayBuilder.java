@@ -20,7 +20,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Configures a {@link Relay}; obtained from {@code postbox.relay(publisher)}. {@link #build()} validates
- * every setting (naming the one that is wrong) and freezes it. Not thread-safe.
+ * every setting (naming the one that is wrong) and freezes a copy of them for the relay it builds. Not
+ * thread-safe.
  */
 public final class RelayBuilder {
 
@@ -227,7 +228,10 @@ public final class RelayBuilder {
         return this;
     }
 
-    /** Validates and builds the relay (not started). */
+    /**
+     * Validates and builds the relay (not started). The relay keeps a frozen copy of the settings
+     * ({@link RelayConfig}): changing this builder afterwards changes only relays built later.
+     */
     public Relay build() {
         Check.key("instanceId", instanceId, 128);
         Check.range("batchSize", batchSize, 1, RelayDefaults.MAX_BATCH_SIZE);
@@ -242,15 +246,16 @@ public final class RelayBuilder {
                     + " (was " + lease + "), so that renewals every third of it have time to reach the database");
         }
         Check.range("maxLeaseExpiries", maxLeaseExpiries, 1, 1000);
-        if (maxClockSkew == null) {
+        Duration skew = maxClockSkew;
+        if (skew == null) {
             Duration third = LeaseKeeper.interval(lease);
-            maxClockSkew = third.compareTo(RelayDefaults.MAX_CLOCK_SKEW) < 0 ? third : RelayDefaults.MAX_CLOCK_SKEW;
+            skew = third.compareTo(RelayDefaults.MAX_CLOCK_SKEW) < 0 ? third : RelayDefaults.MAX_CLOCK_SKEW;
         }
         if (clockSkewCheck) {
-            positive("maxClockSkew", maxClockSkew);
-            if (maxClockSkew.compareTo(lease.minus(LeaseKeeper.interval(lease))) >= 0) {
+            positive("maxClockSkew", skew);
+            if (skew.compareTo(lease.minus(LeaseKeeper.interval(lease))) >= 0) {
                 throw new ValidationException("maxClockSkew", "must be less than two thirds of leaseDuration " + lease
-                        + " (was " + maxClockSkew + "), or a relay within the bound could take over a lease that is"
+                        + " (was " + skew + "), or a relay within the bound could take over a lease that is"
                         + " still being renewed");
             }
         }
@@ -261,7 +266,9 @@ public final class RelayBuilder {
         for (String topic : unorderedTopics) {
             Check.required("unorderedTopics", topic, 128);
         }
-        return new Relay(settings, this);
+        return new Relay(settings, new RelayConfig(publisher, instanceId, batchSize, lease, sendTimeout, pollMin,
+                pollMax, poolSize, shutdownTimeout, ordered, unorderedTopics, retryPolicy, retryPolicies, classifier,
+                listener, dataSource, listen, asyncCommit, maxLeaseExpiries, skew, clockSkewCheck));
     }
 
     /** Builds and starts the relay. */

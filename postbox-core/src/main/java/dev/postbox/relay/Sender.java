@@ -1,5 +1,6 @@
 package dev.postbox.relay;
 
+import dev.postbox.internal.poll.DaemonThreads;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.spi.ErrorClassifier;
 import dev.postbox.spi.PublishResult;
@@ -45,11 +46,7 @@ final class Sender implements AutoCloseable {
         this.publisher = publisher;
         this.classifier = classifier;
         this.sendTimeout = sendTimeout;
-        this.caller = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "postbox-send-" + relayId);
-            t.setDaemon(true);
-            return t;
-        });
+        this.caller = Executors.newSingleThreadExecutor(DaemonThreads.named("postbox-send-" + relayId));
     }
 
     /** Stops the publisher's calling thread; a call still running is interrupted. */

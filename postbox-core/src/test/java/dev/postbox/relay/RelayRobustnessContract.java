@@ -593,9 +593,9 @@ public abstract class RelayRobustnessContract extends DatabaseContract {
             try (Relay relay = relay(to(new Receiver()), "relay-crash").dataSource(killing).build()) {
                 Throwable failure = org.assertj.core.api.Assertions.catchThrowable(relay::runOnce);
                 assertThat(failure).isInstanceOf(dev.postbox.common.PostboxSqlException.class);
-                System.out.printf("[%s] claim on an ended session: %s%n", db.kind(), Relay.describe(failure));
+                System.out.printf("[%s] claim on an ended session: %s%n", db.kind(), dev.postbox.internal.poll.Failures.describe(failure));
                 assertThat(failure.getMessage()).as("the first cause, not the rollback's").doesNotContain("Connection is closed");
-                assertThat(Relay.describe(failure)).doesNotContain("Connection is closed");
+                assertThat(dev.postbox.internal.poll.Failures.describe(failure)).doesNotContain("Connection is closed");
             }
         }
         try (Relay relay = relay(to(new Receiver()), "relay-after").build()) {

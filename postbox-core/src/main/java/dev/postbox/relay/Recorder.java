@@ -1,0 +1,114 @@
+package dev.postbox.relay;
+
+import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.Failures;
+import dev.postbox.internal.poll.Transactions;
+import dev.postbox.outbox.OutboxRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Records the outcomes of a cycle with fenced writes in one transaction, tells the listener what was
+ * recorded, and gives back leases whose outcome is not known. An outcome this relay can no longer record
+ * (its lease was taken over meanwhile) is counted as fenced and logged, never written.
+ */
+final class Recorder {
+
+    private static final Logger log = LoggerFactory.getLogger(Relay.class);
+
+    private final Settings settings;
+    private final RelayConfig config;
+    private final DataSource pool;
+    private final Leases leases;
+    private final BooleanSupplier closing;
+
+    Recorder(Settings settings, RelayConfig config, DataSource pool, Leases leases, BooleanSupplier closing) {
+        this.settings = settings;
+        this.config = config;
+        this.pool = pool;
+        this.leases = leases;
+        this.closing = closing;
+    }
+
+    /** Records {@code outcomes} at {@code now}; {@code started} (a nanoTime) began the cycle. */
+    Cycle record(Outcomes.Sorted outcomes, Instant now, long started, int takenOver) {
+        List<OutboxRecord> published = outcomes.published();
+        List<Leases.Failure> failures = outcomes.failures();
+        List<OutboxRecord> unknown = outcomes.unknown();
+        String id = config.instanceId();
+        Written written = Transactions.inTransaction(pool, "relay " + id + " recording claimed="
+                + (published.size() + failures.size()) + ", published=" + published.size() + ", failed="
+                + failures.size(), c -> {
+            int ok = leases.published(c, published, id, now);
+            int[] failed = leases.failed(c, failures, id, now);
+            if (!unknown.isEmpty()) {
+                int released = leases.release(c, unknown, id, now);
+                if (!closing.getAsBoolean()) {
+                    log.debug("Relay {}: gave back {} leases of events held back behind an unpublished earlier event",
+                            id, released);
+                } else {
+                    log.info("Relay {}: closing; gave back {} leases whose outcome was not known yet", id, released);
+                }
+            }
+            return new Written(ok, failed);
+        });
+        Cycle cycle = notify(published, failures, written, now, takenOver, unknown.size());
+        Failures.safely(log, config.owner(), () -> config.listener().batch(id, cycle.claimed(), cycle.published(),
+                cycle.failed(), cycle.dead(), Duration.ofNanos(System.nanoTime() - started)));
+        return cycle;
+    }
+
+    /** What the recording transaction wrote: published rows, and per failure 1, or 0 where it was fenced. */
+    private record Written(int published, int[] failed) {
+    }
+
+    /** Tells the listener of every recorded outcome. */
+    private Cycle notify(List<OutboxRecord> published, List<Leases.Failure> failures, Written written, Instant now,
+                         int takenOver, int unknown) {
+        int fenced = published.size() - written.published();
+        int failed = 0;
+        int dead = 0;
+        for (int i = 0; i < failures.size(); i++) {
+            Leases.Failure f = failures.get(i);
+            if (written.failed()[i] == 0) {
+                fenced++;
+                continue;
+            }
+            if (f.dead()) {
+                dead++;
+                Failures.safely(log, config.owner(), () -> config.listener().dead(f.event(), f.reason()));
+            } else {
+                failed++;
+                Failures.safely(log, config.owner(), () -> config.listener().failed(f.event(), f.reason(), f.nextRetry()));
+            }
+        }
+        for (OutboxRecord r : published) {
+            Failures.safely(log, config.owner(), () -> config.listener().published(r, Duration.between(r.createTime(), now)));
+        }
+        if (fenced > 0) {
+            log.warn("Relay {}: {} outcomes not recorded: their leases expired and another relay took them over",
+                    config.instanceId(), fenced);
+        }
+        return new Cycle(published.size() + failures.size() + unknown, written.published(), failed, dead, fenced,
+                takenOver);
+    }
+
+    /** Best effort: returns leases at once instead of leaving them to expire; they expire anyway if this fails. */
+    void giveBack(List<OutboxRecord> leased, String why) {
+        String id = config.instanceId();
+        try {
+            int released = Transactions.inTransaction(pool, "relay " + id + " giving back " + leased.size() + " leases",
+                    c -> leases.release(c, leased, id, settings.now()));
+            log.info("Relay {}: {}; gave back {} of {} leases", id, why, released, leased.size());
+        } catch (RuntimeException e) {
+            log.warn("Relay {}: {}; could not give back {} leases, they expire after {}: {}", id, why,
+                    leased.size(), config.lease(), Failures.describe(e));
+        }
+    }
+}
