@@ -21,10 +21,10 @@ import java.util.function.BooleanSupplier;
  * age is shown but does not count, because a FAILED one may rightly wait hours for its next retry. It takes the metrics' backlog read when that is fresh, else reads now; a
  * database error propagates (the indicators report it as DOWN with the error). Thread-safe.
  */
-public final class PostboxHealth {
+final class PostboxHealth {
 
     /** UP or DOWN with the details to show. */
-    public record Result(boolean up, Map<String, Object> details) {
+    record Result(boolean up, Map<String, Object> details) {
     }
 
     private final Queries queries;
@@ -40,19 +40,12 @@ public final class PostboxHealth {
      * @param maxOldestPendingAge positive ({@code postbox.health.max-oldest-pending-age})
      * @param maxDead             0 or more ({@code postbox.health.max-dead})
      * @param relayRunning        whether this application's relay runs, or null when it has none
+     * @param relayClockTrusted   whether the relay's clock is within its bound of the database's (a relay beyond it
+     *                            takes over no expired lease), or null when there is no relay. A relay whose thread
+     *                            died, or whose clock is not trusted, makes the health DOWN.
      */
-    public PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
-                         BooleanSupplier relayRunning) {
-        this(queries, monitor, maxOldestPendingAge, maxDead, relayRunning, null);
-    }
-
-    /**
-     * As above; {@code relayClockTrusted} says whether the relay's clock is within its bound of the
-     * database's (a relay beyond it takes over no expired lease), or is null when there is no relay.
-     * A relay whose thread died, or whose clock is not trusted, makes the health DOWN.
-     */
-    public PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
-                         BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted) {
+    PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
+                  BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted) {
         this.relayClockTrusted = relayClockTrusted;
         this.queries = Objects.requireNonNull(queries, "queries");
         this.monitor = monitor;
@@ -69,7 +62,7 @@ public final class PostboxHealth {
     }
 
     /** Checks the backlog against the thresholds; throws what the database read threw. */
-    public Result check() {
+    Result check() {
         Backlogs both = monitor == null ? Backlogs.read(queries) : monitor.fresh().orElseGet(() -> Backlogs.read(queries));
         Backlog b = both.outbox();
         Backlog m = both.messages();

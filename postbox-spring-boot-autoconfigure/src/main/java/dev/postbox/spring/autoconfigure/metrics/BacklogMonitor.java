@@ -25,6 +25,7 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(BacklogMonitor.class);
     private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final long STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     /** The prefix of the reading thread's name. */
@@ -39,6 +40,7 @@ public final class BacklogMonitor implements SmartLifecycle {
     private long failuresInRow;
     private long lastLogNanos;
     private ScheduledExecutorService executor;
+    private volatile Thread thread;
 
     /**
      * @param queries  where the backlogs are read
@@ -101,11 +103,16 @@ public final class BacklogMonitor implements SmartLifecycle {
         executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, THREAD_NAME + THREADS.incrementAndGet());
             t.setDaemon(true);
+            thread = t;
             return t;
         });
         executor.scheduleWithFixedDelay(this::refresh, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Stops the reads and returns once the reading thread has ended (or after 10 s, with a warning): an executor
+     * reports itself terminated while its last thread is still on its way out, so the thread itself is joined.
+     */
     @Override
     public synchronized void stop() {
         ScheduledExecutorService e = executor;
@@ -114,13 +121,26 @@ public final class BacklogMonitor implements SmartLifecycle {
             return;
         }
         e.shutdownNow();
+        long deadline = System.nanoTime() + STOP_WAIT_NANOS;
         try {
-            if (!e.awaitTermination(10, TimeUnit.SECONDS)) {
+            boolean stopped = e.awaitTermination(STOP_WAIT_NANOS, TimeUnit.NANOSECONDS) && joined(thread, deadline);
+            if (!stopped) {
                 log.warn("Postbox backlog reader did not stop within 10 s");
             }
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static boolean joined(Thread t, long deadline) throws InterruptedException {
+        if (t == null) {
+            return true;
+        }
+        long left = deadline - System.nanoTime();
+        if (left > 0) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+        return !t.isAlive();
     }
 
     @Override
