@@ -33,9 +33,13 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     private final Queries queries;
     private final Duration interval;
-    private volatile Backlogs latest;
-    private volatile long latestNanos;
-    private volatile boolean lastReadFailed;
+    // what the newest reads found, by the time each read started; guarded by reads (not by this: stop() holds that
+    // while it waits for the reading thread)
+    private final Object reads = new Object();
+    private Backlogs latest;
+    private long latestStarted;
+    private boolean failedSince;
+    private long failedStarted;
     // only touched by the reading thread
     private long failuresInRow;
     private long lastLogNanos;
@@ -56,16 +60,61 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     /** The last backlogs read successfully, or null before the first read. */
     public Backlogs latest() {
-        return latest;
+        synchronized (reads) {
+            return latest;
+        }
     }
 
-    /** The last backlogs if they were read within one refresh interval and the latest read did not fail. */
+    /**
+     * The last backlogs if that read started within one refresh interval and no read started since has failed.
+     * Reads are ordered by when they started, so a slow read finishing late never replaces what a newer one found.
+     */
     public Optional<Backlogs> fresh() {
-        Backlogs b = latest;
-        if (b == null || lastReadFailed || System.nanoTime() - latestNanos > interval.toNanos()) {
-            return Optional.empty();
+        synchronized (reads) {
+            if (latest == null || failedSince || System.nanoTime() - latestStarted > interval.toNanos()) {
+                return Optional.empty();
+            }
+            return Optional.of(latest);
         }
-        return Optional.of(b);
+    }
+
+    /**
+     * Reads the backlogs now, on the caller's thread (the health check, when there is no fresh read), and keeps the
+     * outcome as the monitor's own reads are kept; throws what the read threw.
+     */
+    public Backlogs readNow() {
+        long started = System.nanoTime();
+        try {
+            Backlogs b = Backlogs.read(queries);
+            succeeded(started, b);
+            return b;
+        } catch (RuntimeException e) {
+            failed(started);
+            throw e;
+        }
+    }
+
+    private void succeeded(long started, Backlogs b) {
+        synchronized (reads) {
+            if (latest == null || started - latestStarted > 0) {
+                latest = b;
+                latestStarted = started;
+                if (failedSince && started - failedStarted > 0) {
+                    failedSince = false;
+                }
+            }
+        }
+    }
+
+    private void failed(long started) {
+        synchronized (reads) {
+            if (latest == null || started - latestStarted > 0) {
+                if (!failedSince || started - failedStarted > 0) {
+                    failedStarted = started;
+                }
+                failedSince = true;
+            }
+        }
     }
 
     /** The refresh interval. */
@@ -75,16 +124,12 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     void refresh() {
         try {
-            Backlogs b = Backlogs.read(queries);
-            latestNanos = System.nanoTime();
-            latest = b;
-            if (lastReadFailed) {
-                lastReadFailed = false;
+            readNow();
+            if (failuresInRow > 0) {
                 log.info("Postbox backlog readable again after {} failed read(s)", failuresInRow);
                 failuresInRow = 0;
             }
         } catch (RuntimeException e) {
-            lastReadFailed = true;
             failuresInRow++;
             long now = System.nanoTime();
             if (failuresInRow == 1 || now - lastLogNanos >= LOG_EVERY_NANOS) {
