@@ -18,9 +18,10 @@ import java.util.function.BooleanSupplier;
  * The decision behind the {@code postbox} health component, shared by the Boot 3 and Boot 4 indicators: DOWN
  * when the oldest unfinished outbox event has waited longer than {@code maxOldestPendingAge} or more than
  * {@code maxDead} events are DEAD (outbox and message events together: each needs a person). The message events'
- * age is shown but does not count, because a FAILED one may rightly wait hours for its next retry. It takes the metrics' backlog read when that is fresh, else reads now through the
- * metrics' monitor (so a slower read of the monitor's, started earlier, cannot later pass for fresher); a
- * database error propagates (the indicators report it as DOWN with the error). Thread-safe.
+ * age is shown but does not count, because a FAILED one may rightly wait hours for its next retry. It takes the
+ * metrics' backlog read when that is fresh, else reads now through the metrics' monitor (so that a slower read of
+ * the monitor's, started earlier, cannot later pass for fresher); a database error propagates (the indicators
+ * report it as DOWN with the error). Thread-safe.
  */
 final class PostboxHealth {
 
