@@ -6,7 +6,7 @@ import org.springframework.context.SmartLifecycle;
 import java.util.List;
 
 /** Starts the application's {@link CompensationJob} beans on their schedules and stops them before the context's beans go. */
-public final class CompensationJobsLifecycle implements SmartLifecycle {
+final class CompensationJobsLifecycle implements SmartLifecycle {
 
     private final List<CompensationJob> jobs;
     private volatile boolean running;

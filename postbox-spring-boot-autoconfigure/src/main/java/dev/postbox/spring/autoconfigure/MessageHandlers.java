@@ -24,7 +24,7 @@ import java.util.Set;
  * methods annotated with {@link PostboxMessageHandler}. Two handlers for one event type fail the start-up,
  * naming both.
  */
-public final class MessageHandlers implements BeanPostProcessor {
+final class MessageHandlers implements BeanPostProcessor {
 
     private record Entry(String source, MessageHandler handler, AfterMaxRetries afterMaxRetries) {
     }

@@ -24,9 +24,6 @@ import dev.postbox.testing.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -62,9 +59,8 @@ class PostboxAutoConfigurationTest {
     private ApplicationContextRunner runner(TestDatabase db) {
         databases.add(db);
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class,
-                        org.springframework.boot.autoconfigure.jdbc.JdbcTemplateAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(BootLine.DATA_SOURCE,
+                        BootLine.DATA_SOURCE_TRANSACTION_MANAGER, BootLine.TRANSACTION, BootLine.JDBC_TEMPLATE,
                         PostboxAutoConfiguration.class))
                 .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=" + db.user(),
                         "spring.datasource.hikari.maximum-pool-size=4", "postbox.schema.mode=always",

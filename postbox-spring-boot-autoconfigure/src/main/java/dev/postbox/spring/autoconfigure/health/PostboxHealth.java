@@ -18,13 +18,15 @@ import java.util.function.BooleanSupplier;
  * The decision behind the {@code postbox} health component, shared by the Boot 3 and Boot 4 indicators: DOWN
  * when the oldest unfinished outbox event has waited longer than {@code maxOldestPendingAge} or more than
  * {@code maxDead} events are DEAD (outbox and message events together: each needs a person). The message events'
- * age is shown but does not count, because a FAILED one may rightly wait hours for its next retry. It takes the metrics' backlog read when that is fresh, else reads now; a
- * database error propagates (the indicators report it as DOWN with the error). Thread-safe.
+ * age is shown but does not count, because a FAILED one may rightly wait hours for its next retry. It takes the
+ * metrics' backlog read when that is fresh, else reads now through the metrics' monitor (so that a slower read of
+ * the monitor's, started earlier, cannot later pass for fresher); a database error propagates (the indicators
+ * report it as DOWN with the error). Thread-safe.
  */
-public final class PostboxHealth {
+final class PostboxHealth {
 
     /** UP or DOWN with the details to show. */
-    public record Result(boolean up, Map<String, Object> details) {
+    record Result(boolean up, Map<String, Object> details) {
     }
 
     private final Queries queries;
@@ -40,19 +42,12 @@ public final class PostboxHealth {
      * @param maxOldestPendingAge positive ({@code postbox.health.max-oldest-pending-age})
      * @param maxDead             0 or more ({@code postbox.health.max-dead})
      * @param relayRunning        whether this application's relay runs, or null when it has none
+     * @param relayClockTrusted   whether the relay's clock is within its bound of the database's (a relay beyond it
+     *                            takes over no expired lease), or null when there is no relay. A relay whose thread
+     *                            died, or whose clock is not trusted, makes the health DOWN.
      */
-    public PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
-                         BooleanSupplier relayRunning) {
-        this(queries, monitor, maxOldestPendingAge, maxDead, relayRunning, null);
-    }
-
-    /**
-     * As above; {@code relayClockTrusted} says whether the relay's clock is within its bound of the
-     * database's (a relay beyond it takes over no expired lease), or is null when there is no relay.
-     * A relay whose thread died, or whose clock is not trusted, makes the health DOWN.
-     */
-    public PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
-                         BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted) {
+    PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
+                  BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted) {
         this.relayClockTrusted = relayClockTrusted;
         this.queries = Objects.requireNonNull(queries, "queries");
         this.monitor = monitor;
@@ -69,8 +64,8 @@ public final class PostboxHealth {
     }
 
     /** Checks the backlog against the thresholds; throws what the database read threw. */
-    public Result check() {
-        Backlogs both = monitor == null ? Backlogs.read(queries) : monitor.fresh().orElseGet(() -> Backlogs.read(queries));
+    Result check() {
+        Backlogs both = monitor == null ? Backlogs.read(queries) : monitor.fresh().orElseGet(monitor::readNow);
         Backlog b = both.outbox();
         Backlog m = both.messages();
         Duration age = b.oldestUnfinishedAge().orElse(Duration.ZERO);

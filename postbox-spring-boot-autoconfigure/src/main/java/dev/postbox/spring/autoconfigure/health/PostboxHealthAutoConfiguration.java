@@ -5,7 +5,6 @@ import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;
 import dev.postbox.spring.autoconfigure.PostboxProperties;
 import dev.postbox.spring.autoconfigure.RelayLifecycle;
 import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
-import dev.postbox.spring.autoconfigure.metrics.PostboxMetricsAutoConfiguration;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -25,7 +24,8 @@ import org.springframework.context.annotation.Configuration;
  * no longer has the Boot 3 package, so on each line exactly one of the two adapters applies; the Boot 3 one
  * wins where both APIs are on the class path, because a Boot 3 actuator reads only its own.
  */
-@AutoConfiguration(after = {PostboxAutoConfiguration.class, PostboxMetricsAutoConfiguration.class}, afterName = {
+@AutoConfiguration(after = PostboxAutoConfiguration.class, afterName = {
+        "dev.postbox.spring.autoconfigure.metrics.PostboxMetricsAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration",
         "org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration"})
 @ConditionalOnBean(Postbox.class)

@@ -25,6 +25,7 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(BacklogMonitor.class);
     private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private static final long STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     /** The prefix of the reading thread's name. */
@@ -32,13 +33,18 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     private final Queries queries;
     private final Duration interval;
-    private volatile Backlogs latest;
-    private volatile long latestNanos;
-    private volatile boolean lastReadFailed;
+    // what the newest reads found, by the time each read started; guarded by reads (not by this: stop() holds that
+    // while it waits for the reading thread)
+    private final Object reads = new Object();
+    private Backlogs latest;
+    private long latestStarted;
+    private boolean failedSince;
+    private long failedStarted;
     // only touched by the reading thread
     private long failuresInRow;
     private long lastLogNanos;
     private ScheduledExecutorService executor;
+    private volatile Thread thread;
 
     /**
      * @param queries  where the backlogs are read
@@ -54,16 +60,61 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     /** The last backlogs read successfully, or null before the first read. */
     public Backlogs latest() {
-        return latest;
+        synchronized (reads) {
+            return latest;
+        }
     }
 
-    /** The last backlogs if they were read within one refresh interval and the latest read did not fail. */
+    /**
+     * The last backlogs if that read started within one refresh interval and no read started since has failed.
+     * Reads are ordered by when they started, so a slow read finishing late never replaces what a newer one found.
+     */
     public Optional<Backlogs> fresh() {
-        Backlogs b = latest;
-        if (b == null || lastReadFailed || System.nanoTime() - latestNanos > interval.toNanos()) {
-            return Optional.empty();
+        synchronized (reads) {
+            if (latest == null || failedSince || System.nanoTime() - latestStarted > interval.toNanos()) {
+                return Optional.empty();
+            }
+            return Optional.of(latest);
         }
-        return Optional.of(b);
+    }
+
+    /**
+     * Reads the backlogs now, on the caller's thread (the health check, when there is no fresh read), and keeps the
+     * outcome as the monitor's own reads are kept; throws what the read threw.
+     */
+    public Backlogs readNow() {
+        long started = System.nanoTime();
+        try {
+            Backlogs b = Backlogs.read(queries);
+            succeeded(started, b);
+            return b;
+        } catch (RuntimeException e) {
+            failed(started);
+            throw e;
+        }
+    }
+
+    private void succeeded(long started, Backlogs b) {
+        synchronized (reads) {
+            if (latest == null || started - latestStarted > 0) {
+                latest = b;
+                latestStarted = started;
+                if (failedSince && started - failedStarted > 0) {
+                    failedSince = false;
+                }
+            }
+        }
+    }
+
+    private void failed(long started) {
+        synchronized (reads) {
+            if (latest == null || started - latestStarted > 0) {
+                if (!failedSince || started - failedStarted > 0) {
+                    failedStarted = started;
+                }
+                failedSince = true;
+            }
+        }
     }
 
     /** The refresh interval. */
@@ -73,16 +124,12 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     void refresh() {
         try {
-            Backlogs b = Backlogs.read(queries);
-            latestNanos = System.nanoTime();
-            latest = b;
-            if (lastReadFailed) {
-                lastReadFailed = false;
+            readNow();
+            if (failuresInRow > 0) {
                 log.info("Postbox backlog readable again after {} failed read(s)", failuresInRow);
                 failuresInRow = 0;
             }
         } catch (RuntimeException e) {
-            lastReadFailed = true;
             failuresInRow++;
             long now = System.nanoTime();
             if (failuresInRow == 1 || now - lastLogNanos >= LOG_EVERY_NANOS) {
@@ -101,11 +148,16 @@ public final class BacklogMonitor implements SmartLifecycle {
         executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, THREAD_NAME + THREADS.incrementAndGet());
             t.setDaemon(true);
+            thread = t;
             return t;
         });
         executor.scheduleWithFixedDelay(this::refresh, 0, interval.toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Stops the reads and returns once the reading thread has ended (or after 10 s, with a warning): an executor
+     * reports itself terminated while its last thread is still on its way out, so the thread itself is joined.
+     */
     @Override
     public synchronized void stop() {
         ScheduledExecutorService e = executor;
@@ -114,13 +166,26 @@ public final class BacklogMonitor implements SmartLifecycle {
             return;
         }
         e.shutdownNow();
+        long deadline = System.nanoTime() + STOP_WAIT_NANOS;
         try {
-            if (!e.awaitTermination(10, TimeUnit.SECONDS)) {
+            boolean stopped = e.awaitTermination(STOP_WAIT_NANOS, TimeUnit.NANOSECONDS) && joined(thread, deadline);
+            if (!stopped) {
                 log.warn("Postbox backlog reader did not stop within 10 s");
             }
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    private static boolean joined(Thread t, long deadline) throws InterruptedException {
+        if (t == null) {
+            return true;
+        }
+        long left = deadline - System.nanoTime();
+        if (left > 0) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+        return !t.isAlive();
     }
 
     @Override

@@ -40,7 +40,7 @@ import java.util.function.ToLongFunction;
  * It is the relay's and the worker's listener: each hook only increments a meter and never throws. Meters exist
  * from the first {@link #bindTo}; a registry bound later gets them too. Thread-safe.
  */
-public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener {
+final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener {
 
     /** Distinct channel tags kept; events of further channels (typos, usually, which go DEAD) share one tag. */
     static final int MAX_CHANNELS = 64;
@@ -66,7 +66,7 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
      * @param monitor       the source of the backlog gauges
      * @param knownChannels channels whose publish meters are registered at once (at 0), e.g. the routed ones
      */
-    public PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels) {
+    PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels) {
         this.monitor = Objects.requireNonNull(monitor, "monitor");
         this.knownChannels = List.copyOf(knownChannels);
     }

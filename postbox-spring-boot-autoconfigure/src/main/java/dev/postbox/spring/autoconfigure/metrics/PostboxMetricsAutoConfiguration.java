@@ -29,17 +29,17 @@ import java.util.Set;
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(Postbox.class)
 @ConditionalOnProperty(prefix = "postbox.metrics", name = "enabled", havingValue = "true", matchIfMissing = true)
-public class PostboxMetricsAutoConfiguration {
+class PostboxMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public BacklogMonitor postboxBacklogMonitor(Postbox postbox, PostboxProperties p) {
+    BacklogMonitor postboxBacklogMonitor(Postbox postbox, PostboxProperties p) {
         return new BacklogMonitor(postbox.queries(), p.getMetrics().getRefreshInterval());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    public PostboxMetrics postboxMetrics(BacklogMonitor monitor, ObjectProvider<PublisherRoute> routes) {
+    PostboxMetrics postboxMetrics(BacklogMonitor monitor, ObjectProvider<PublisherRoute> routes) {
         Set<String> channels = new LinkedHashSet<>();
         routes.orderedStream().forEach(r -> channels.addAll(r.channels()));
         return new PostboxMetrics(monitor, channels);

@@ -36,14 +36,14 @@ import java.util.Map;
 @ConditionalOnProperty(prefix = "postbox.http", name = "enabled", havingValue = "true", matchIfMissing = true)
 @Conditional(HttpTransportAutoConfiguration.EndpointConfigured.class)
 @EnableConfigurationProperties(HttpTransportProperties.class)
-public class HttpTransportAutoConfiguration {
+class HttpTransportAutoConfiguration {
 
     /** Name of the relay route (and of the transport in errors and logs). */
-    public static final String ROUTE = "http";
+    static final String ROUTE = "http";
 
     @Bean
     @ConditionalOnMissingBean
-    public HttpPublisher postboxHttpPublisher(HttpTransportProperties p) {
+    HttpPublisher postboxHttpPublisher(HttpTransportProperties p) {
         return TransportSupport.build("postbox.http", "http.", Map.of("endpoint", "endpoints", "route", "routes"), () -> {
             HttpPublisher.Builder b = HttpPublisher.builder()
                     .maxInFlight(p.getMaxInFlight())
@@ -59,7 +59,7 @@ public class HttpTransportAutoConfiguration {
     }
 
     @Bean
-    public PublisherRoute postboxHttpRoute(HttpPublisher publisher, HttpTransportProperties p) {
+    PublisherRoute postboxHttpRoute(HttpPublisher publisher, HttpTransportProperties p) {
         return new PublisherRoute(ROUTE, TransportSupport.channels("postbox.http.channels", p.getChannels()), publisher);
     }
 

@@ -46,14 +46,14 @@ import java.util.Map;
 @ConditionalOnProperty(prefix = "postbox.kafka", name = "enabled", havingValue = "true", matchIfMissing = true)
 @Conditional(KafkaTransportAutoConfiguration.BootstrapServersConfigured.class)
 @EnableConfigurationProperties(KafkaTransportProperties.class)
-public class KafkaTransportAutoConfiguration {
+class KafkaTransportAutoConfiguration {
 
     /** Name of the relay route (and of the transport in errors and logs). */
-    public static final String ROUTE = "kafka";
+    static final String ROUTE = "kafka";
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public KafkaPublisher postboxKafkaPublisher(KafkaTransportProperties p, Environment env) {
+    KafkaPublisher postboxKafkaPublisher(KafkaTransportProperties p, Environment env) {
         List<String> servers = p.getBootstrapServers() != null && !p.getBootstrapServers().isEmpty()
                 ? p.getBootstrapServers() : TransportSupport.list(env, "spring.kafka.bootstrap-servers");
         return TransportSupport.build("postbox.kafka", "kafka.", Map.of("property", "producer"), () -> {
@@ -70,7 +70,7 @@ public class KafkaTransportAutoConfiguration {
     }
 
     @Bean
-    public PublisherRoute postboxKafkaRoute(KafkaPublisher publisher, KafkaTransportProperties p) {
+    PublisherRoute postboxKafkaRoute(KafkaPublisher publisher, KafkaTransportProperties p) {
         return new PublisherRoute(ROUTE, TransportSupport.channels("postbox.kafka.channels", p.getChannels()), publisher);
     }
 

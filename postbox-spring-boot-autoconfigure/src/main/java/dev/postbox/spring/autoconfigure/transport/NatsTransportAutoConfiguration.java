@@ -33,14 +33,14 @@ import java.util.Map;
 @ConditionalOnProperty(prefix = "postbox.nats", name = "enabled", havingValue = "true", matchIfMissing = true)
 @Conditional(NatsTransportAutoConfiguration.UrlConfigured.class)
 @EnableConfigurationProperties(NatsTransportProperties.class)
-public class NatsTransportAutoConfiguration {
+class NatsTransportAutoConfiguration {
 
     /** Name of the relay route (and of the transport in errors and logs). */
-    public static final String ROUTE = "nats";
+    static final String ROUTE = "nats";
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public NatsPublisher postboxNatsPublisher(NatsTransportProperties p) {
+    NatsPublisher postboxNatsPublisher(NatsTransportProperties p) {
         String[] servers = p.getUrl().stream().map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
         return TransportSupport.build("postbox.nats", "", Map.of("servers", "url"), () -> NatsPublisher.builder()
                 .servers(servers)
@@ -52,7 +52,7 @@ public class NatsTransportAutoConfiguration {
     }
 
     @Bean
-    public PublisherRoute postboxNatsRoute(NatsPublisher publisher, NatsTransportProperties p) {
+    PublisherRoute postboxNatsRoute(NatsPublisher publisher, NatsTransportProperties p) {
         return new PublisherRoute(ROUTE, TransportSupport.channels("postbox.nats.channels", p.getChannels()), publisher);
     }
 

@@ -49,14 +49,14 @@ import java.util.Map;
 @ConditionalOnProperty(prefix = "postbox.rabbitmq", name = "enabled", havingValue = "true", matchIfMissing = true)
 @Conditional(RabbitTransportAutoConfiguration.HostConfigured.class)
 @EnableConfigurationProperties(RabbitTransportProperties.class)
-public class RabbitTransportAutoConfiguration {
+class RabbitTransportAutoConfiguration {
 
     /** Name of the relay route (and of the transport in errors and logs). */
-    public static final String ROUTE = "rabbitmq";
+    static final String ROUTE = "rabbitmq";
 
     @Bean
     @ConditionalOnMissingBean
-    public ConnectionFactory postboxRabbitConnectionFactory(RabbitTransportProperties p, Environment env) {
+    ConnectionFactory postboxRabbitConnectionFactory(RabbitTransportProperties p, Environment env) {
         boolean own = p.getHost() != null && !p.getHost().isBlank();
         String prefix = own ? "postbox.rabbitmq" : "spring.rabbitmq";
         Binder binder = Binder.get(env);
@@ -94,7 +94,7 @@ public class RabbitTransportAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public RabbitPublisher postboxRabbitPublisher(ConnectionFactory factory, RabbitTransportProperties p) {
+    RabbitPublisher postboxRabbitPublisher(ConnectionFactory factory, RabbitTransportProperties p) {
         return TransportSupport.build("postbox.rabbitmq", "rabbitmq.", Map.of(), () -> RabbitPublisher.builder(factory)
                 .defaultExchange(p.getDefaultExchange())
                 .confirmTimeout(p.getConfirmTimeout())
@@ -104,7 +104,7 @@ public class RabbitTransportAutoConfiguration {
     }
 
     @Bean
-    public PublisherRoute postboxRabbitRoute(RabbitPublisher publisher, RabbitTransportProperties p) {
+    PublisherRoute postboxRabbitRoute(RabbitPublisher publisher, RabbitTransportProperties p) {
         return new PublisherRoute(ROUTE, TransportSupport.channels("postbox.rabbitmq.channels", p.getChannels()), publisher);
     }
 

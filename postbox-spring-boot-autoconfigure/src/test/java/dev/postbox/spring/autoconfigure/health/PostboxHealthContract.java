@@ -1,14 +1,14 @@
 package dev.postbox.spring.autoconfigure.health;
 
 import dev.postbox.relay.EventBus;
+import dev.postbox.spring.autoconfigure.BootLine;
+import dev.postbox.spring.autoconfigure.BootLine.Health;
+import dev.postbox.spring.autoconfigure.BootLine.Status;
 import dev.postbox.spring.autoconfigure.metrics.ObservedApp;
 import dev.postbox.testing.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.Status;
 import org.springframework.context.ApplicationContext;
 
 import java.util.Map;
@@ -16,7 +16,7 @@ import java.util.Map;
 import static dev.postbox.spring.autoconfigure.metrics.ObservedApp.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The postbox health component (Boot 3 API) on a real database; bound per database. */
+/** The postbox health component, read through the Boot line's own health API ({@link BootLine}), on a real database; bound per database. */
 abstract class PostboxHealthContract {
 
     protected TestDatabase db;
@@ -34,7 +34,7 @@ abstract class PostboxHealthContract {
     }
 
     static Health health(ApplicationContext context) {
-        return context.getBean(PostboxHealthAutoConfiguration.BEAN_NAME, HealthIndicator.class).health();
+        return BootLine.health(context, PostboxHealthAutoConfiguration.BEAN_NAME);
     }
 
     @Test

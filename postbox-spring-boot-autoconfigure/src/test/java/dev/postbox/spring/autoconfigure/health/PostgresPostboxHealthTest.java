@@ -1,12 +1,12 @@
 package dev.postbox.spring.autoconfigure.health;
 
+import dev.postbox.spring.autoconfigure.BootLine.Health;
+import dev.postbox.spring.autoconfigure.BootLine.Status;
 import dev.postbox.spring.autoconfigure.metrics.ObservedApp;
 import dev.postbox.testing.TcpProxy;
 import dev.postbox.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
 
 import java.sql.Connection;
 

@@ -4,15 +4,13 @@ import dev.postbox.Postbox;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.spring.TransactionalOutbox;
+import dev.postbox.spring.autoconfigure.BootLine;
 import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;
 import dev.postbox.testing.TestDatabase;
 import jakarta.persistence.EntityManager;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurationPackage;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.domain.EntityScan;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration;
-import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.orm.jpa.JpaTransactionManager;
@@ -29,8 +27,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class JpaTransactionTest {
 
+    /** The entities' package, found as an application's own (Boot's {@code @EntityScan} moved package in Boot 4). */
     @Configuration(proxyBeanMethods = false)
-    @EntityScan(basePackageClasses = JpaOrder.class)
+    @AutoConfigurationPackage(basePackageClasses = JpaOrder.class)
     static class Entities {
     }
 
@@ -38,9 +37,8 @@ class JpaTransactionTest {
     void theEntityAndItsEventCommitAndRollBackTogetherOnPostgres() {
         try (TestDatabase db = TestDatabase.postgres(null)) {
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                            HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class,
-                            PostboxAutoConfiguration.class))
+                    .withConfiguration(AutoConfigurations.of(BootLine.DATA_SOURCE,
+                            BootLine.HIBERNATE_JPA, BootLine.TRANSACTION, PostboxAutoConfiguration.class))
                     .withUserConfiguration(Entities.class)
                     .withPropertyValues("spring.datasource.url=" + db.jdbcUrl(), "spring.datasource.username=" + db.user(),
                             "spring.jpa.hibernate.ddl-auto=create", "spring.jpa.open-in-view=false",

@@ -4,10 +4,10 @@ import dev.postbox.Postbox;
 import dev.postbox.message.MessageEvent;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.spring.TransactionalOutbox;
+import dev.postbox.spring.autoconfigure.BootLine;
 import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;
 import dev.postbox.spring.autoconfigure.health.PostboxHealthAutoConfiguration;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -31,7 +31,7 @@ public final class ObservedApp {
     /** Postbox with its metrics and health auto-configuration on {@code dataSource}, a SimpleMeterRegistry, fast polls. */
     public static ApplicationContextRunner runner(DataSource dataSource) {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, PostboxAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(BootLine.METRICS, PostboxAutoConfiguration.class,
                         PostboxMetricsAutoConfiguration.class, PostboxHealthAutoConfiguration.class))
                 .withBean(DataSource.class, () -> dataSource)
                 .withBean(SimpleMeterRegistry.class, SimpleMeterRegistry::new)

@@ -1,0 +1,63 @@
+package dev.postbox.spring.autoconfigure;
+
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.ApplicationContext;
+
+import java.util.Map;
+
+/**
+ * Spring Boot 4.0's side of the context tests: the auto-configurations they start, now in Boot 4's own modules
+ * (spring-boot-jdbc, -transaction, -hibernate, -micrometer-metrics), and the health API of spring-boot-health.
+ * The Boot 3.5 twin of this class is {@code ../src/test/boot-3.5/java/.../BootLine.java}; both have the same
+ * members, so the auto-configuration module's test classes compile and run unchanged on each line.
+ */
+public final class BootLine {
+
+    /** The Boot line these tests run on. */
+    public static final String VERSION = "4.0";
+
+    public static final Class<?> DATA_SOURCE = DataSourceAutoConfiguration.class;
+    public static final Class<?> DATA_SOURCE_TRANSACTION_MANAGER = DataSourceTransactionManagerAutoConfiguration.class;
+    public static final Class<?> JDBC_TEMPLATE = JdbcTemplateAutoConfiguration.class;
+    public static final Class<?> TRANSACTION = TransactionAutoConfiguration.class;
+    public static final Class<?> HIBERNATE_JPA = HibernateJpaAutoConfiguration.class;
+    /** Boot's Micrometer auto-configuration, which binds the {@code MeterBinder} beans to the registry. */
+    public static final Class<?> METRICS = MetricsAutoConfiguration.class;
+
+    private BootLine() {
+    }
+
+    /** The health the bean {@code beanName}, a {@code HealthIndicator} of this line's API, reports now. */
+    public static Health health(ApplicationContext context, String beanName) {
+        org.springframework.boot.health.contributor.Health h = context.getBean(beanName, HealthIndicator.class).health();
+        return new Health(h.getStatus(), h.getDetails());
+    }
+
+    /** One reading of a health indicator: this line's status object and the details, read as on the line's own type. */
+    public record Health(Object status, Map<String, Object> details) {
+
+        public Object getStatus() {
+            return status;
+        }
+
+        public Map<String, Object> getDetails() {
+            return details;
+        }
+    }
+
+    /** This line's health statuses, to compare {@link Health#getStatus()} with. */
+    public static final class Status {
+
+        public static final Object UP = org.springframework.boot.health.contributor.Status.UP;
+        public static final Object DOWN = org.springframework.boot.health.contributor.Status.DOWN;
+
+        private Status() {
+        }
+    }
+}
