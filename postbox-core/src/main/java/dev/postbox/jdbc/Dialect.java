@@ -181,6 +181,15 @@ public interface Dialect {
     // capabilities: what the core, the relay and the worker decide by, instead of comparing dialects
 
     /**
+     * Whether the database normally runs inside the application's own process, started from its JDBC URL
+     * (in memory or in a file: H2), so that no migration tool runs against it; the Spring starter's
+     * {@code postbox.schema.mode=embedded} installs the tables on such a database only.
+     */
+    default boolean embedded() {
+        return false;
+    }
+
+    /**
      * Whether claims on this database take their rows with a locking read that skips the rows other
      * transactions hold ({@code FOR UPDATE SKIP LOCKED}), so that concurrent claimers take different rows
      * instead of waiting for the same ones. Where false (H2), claims within one JVM are serialized and

@@ -97,6 +97,11 @@ final class H2Dialect implements Dialect {
     // capabilities: what the core, the relay and the worker decide by, instead of comparing dialects
 
     @Override
+    public boolean embedded() {
+        return true;
+    }
+
+    @Override
     public boolean batchedPrimaryKeyUpdates() {
         return true;
     }

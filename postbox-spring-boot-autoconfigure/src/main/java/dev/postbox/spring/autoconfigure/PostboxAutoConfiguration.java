@@ -3,7 +3,6 @@ package dev.postbox.spring.autoconfigure;
 import dev.postbox.Postbox;
 import dev.postbox.common.ValidationException;
 import dev.postbox.compensation.CompensationJob;
-import dev.postbox.jdbc.Dialect;
 import dev.postbox.message.MessageWorkerBuilder;
 import dev.postbox.message.WorkerListener;
 import dev.postbox.relay.EventBus;
@@ -74,7 +73,7 @@ public class PostboxAutoConfiguration {
         Postbox postbox = PropertyErrors.named("postbox.", b::build);
         PostboxProperties.SchemaMode mode = p.getSchema().getMode();
         if (mode == PostboxProperties.SchemaMode.ALWAYS
-                || (mode == PostboxProperties.SchemaMode.EMBEDDED && postbox.dialect() == Dialect.H2)) {
+                || (mode == PostboxProperties.SchemaMode.EMBEDDED && postbox.dialect().embedded())) {
             postbox.schema().install();
             log.info("Postbox schema installed (version {}, tables {}*)", postbox.schema().installedVersion(),
                     p.getTablePrefix());
