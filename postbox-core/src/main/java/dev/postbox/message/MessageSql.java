@@ -1,5 +1,6 @@
 package dev.postbox.message;
 
+import dev.postbox.internal.poll.ClaimSpec;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -7,12 +8,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import java.util.stream.Collectors;
 
-/** What the worker's statements on the message table share: parameter lists, the common select, claimed rows. */
+/**
+ * What the worker's statements on the message table share: parameter lists, the common select, the
+ * claim's spec, claimed rows.
+ */
 final class MessageSql {
 
     /** Reads one row of a result. */
@@ -28,10 +30,21 @@ final class MessageSql {
         return String.join(", ", Collections.nCopies(n, "?"));
     }
 
-    /** The message columns, each qualified by {@code alias}: {@code u.id, u.event_no, ...}. */
-    static String qualified(String alias) {
-        return Arrays.stream(MessageRows.COLUMNS.split(",")).map(col -> alias + "." + col.strip())
-                .collect(Collectors.joining(", "));
+    /**
+     * What the engine's claim needs to know about the message table: PENDING events, and FAILED ones whose
+     * {@code next_retry_time} has passed, of {@code types}, not deleted, move to PROCESSING; the claim
+     * stamps {@code last_handle_time} and {@code update_time}; MySQL reads candidates along
+     * {@code idx_status_retry_time}.
+     */
+    static ClaimSpec<MessageRecord, MessageStatus> claimSpec(String table, List<String> types) {
+        return new ClaimSpec<>(table,
+                new ClaimSpec.Rows<MessageRecord>(MessageRows.COLUMNS, MessageRows::read, MessageRecord::id,
+                        MessageRecord::version, MessageSql::processing),
+                new ClaimSpec.Statuses<MessageStatus>("event_status", MessageStatus::code, MessageStatus.PENDING,
+                        MessageStatus.FAILED, MessageStatus.PROCESSING),
+                new ClaimSpec.Columns("next_retry_time", "version", "last_handle_time", "update_time"),
+                ClaimSpec.Filter.in("e.deleted = 0", "e.event_type", types),
+                new ClaimSpec.Index("idx_status_retry_time", "e.next_retry_time, e.retry_count, e.id"));
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.postbox.message;
 
+import dev.postbox.internal.poll.Fence;
+import dev.postbox.internal.poll.VersionedClaim;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
@@ -7,16 +9,16 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 
 /**
- * The worker's SQL on {@code biz_message_event}. Claims ({@link MessageClaim}, one way per database) move
- * only PENDING, or FAILED with {@code next_retry_time <= now}, to PROCESSING (bumping {@code version});
- * every later write is fenced by the version the claim produced ({@code WHERE id = ? AND version = ?}).
- * Every Postbox write to the table bumps the version, so an unchanged version means the row is exactly as
- * this worker's claim left it: a worker whose stuck event was recovered by another can no longer write it.
+ * The worker's SQL on {@code biz_message_event}. Claims (the engine's {@link VersionedClaim}, one way per
+ * database, on the spec {@link MessageSql#claimSpec} builds) move only PENDING, or FAILED with
+ * {@code next_retry_time <= now}, to PROCESSING (bumping {@code version}); every later write is fenced by
+ * the version the claim produced ({@link Fence}: {@code WHERE id = ? AND version = ?}). Every Postbox
+ * write to the table bumps the version, so an unchanged version means the row is exactly as this worker's
+ * claim left it: a worker whose stuck event was recovered by another can no longer write it.
  */
 final class WorkerStore {
 
@@ -32,36 +34,36 @@ final class WorkerStore {
             update_time = ?""".formatted(MessageStatus.SUCCEEDED.code());
 
     private final Dialect dialect;
-    private final String table;
     private final List<String> types;
-    private final MessageClaim claim;
+    private final VersionedClaim<MessageRecord> claim;
     private final String stuckSql;
-    private final String failSql;
-    private final String cancelSql;
-    private final String touchSql;
-    private final String succeedOneSql;
+    private final Fence<Failure> fail;
+    private final Fence<Failure> cancel;
+    private final Fence<MessageRecord> touch;
+    private final Fence<MessageRecord> succeed;
 
     WorkerStore(Dialect dialect, String table, Set<String> eventTypes) {
         this.dialect = dialect;
-        this.table = table;
         this.types = List.copyOf(eventTypes);
-        this.claim = MessageClaim.of(dialect, table, types);
+        this.claim = VersionedClaim.of(dialect, MessageSql.claimSpec(table, types));
         this.stuckSql = """
                 SELECT %s FROM %s e WHERE e.deleted = 0 AND e.event_status = %d
                    AND e.last_handle_time <= ? AND e.event_type IN (%s) ORDER BY e.id LIMIT ?""".formatted(
                 MessageRows.COLUMNS, table, MessageStatus.PROCESSING.code(), MessageSql.parameters(types.size()));
-        this.failSql = """
-                UPDATE %s SET event_status = ?, retry_count = retry_count + ?, next_retry_time = ?,
-                       fail_reason = ?, version = version + 1, update_time = ? WHERE id = ? AND version = ?""".formatted(table);
-        this.cancelSql = """
-                UPDATE %s SET event_status = %d, next_retry_time = NULL, version = version + 1,
-                       update_time = ? WHERE id = ? AND version = ? AND event_status = %d AND retry_count >= max_retry_count"""
-                .formatted(table, MessageStatus.CANCELLED.code(), MessageStatus.FAILED.code());
-        this.touchSql = """
-                UPDATE %s SET last_handle_time = ?, version = version + 1, update_time = ?
-                 WHERE id = ? AND version = ?""".formatted(table);
-        this.succeedOneSql = """
-                UPDATE %s SET %s WHERE id = ? AND version = ?""".formatted(table, SUCCEEDED_SET);
+        this.fail = new Fence<>(table, """
+                event_status = ?, retry_count = retry_count + ?, next_retry_time = ?, fail_reason = ?,
+                version = version + 1, update_time = ?""", "version", null, f -> f.event().id(),
+                f -> f.event().version());
+        // on the version the failure just wrote
+        this.cancel = new Fence<>(table,
+                "event_status = %d, next_retry_time = NULL, version = version + 1, update_time = ?"
+                        .formatted(MessageStatus.CANCELLED.code()), "version",
+                "event_status = %d AND retry_count >= max_retry_count".formatted(MessageStatus.FAILED.code()),
+                f -> f.event().id(), f -> f.event().version() + 1);
+        this.touch = new Fence<>(table, "last_handle_time = ?, version = version + 1, update_time = ?", "version", null,
+                MessageRecord::id, MessageRecord::version);
+        this.succeed = new Fence<>(table, SUCCEEDED_SET, "version", null, MessageRecord::id,
+                MessageRecord::version);
     }
 
     /** Whether claims must not overlap within this JVM (concurrent claimers would collide on the same rows). */
@@ -86,40 +88,12 @@ final class WorkerStore {
         if (events.isEmpty()) {
             return 0;
         }
-        if (dialect.batchedPrimaryKeyUpdates()) {
-            return succeededOneByOne(c, events, now);
+        if (!dialect.batchedPrimaryKeyUpdates()) {
+            return succeed.runTogether(c, events, ps -> bindTwice(ps, now));
         }
-        String sql = """
-                UPDATE %s SET %s WHERE id IN (%s) AND (id, version) IN (%s)""".formatted(table, SUCCEEDED_SET,
-                MessageSql.parameters(events.size()), String.join(", ", Collections.nCopies(events.size(), "(?, ?)")));
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            int i = 1;
-            dialect.bindTime(ps, i++, now);
-            dialect.bindTime(ps, i++, now);
-            for (MessageRecord e : events) {
-                ps.setLong(i++, e.id());
-            }
-            for (MessageRecord e : events) {
-                ps.setLong(i++, e.id());
-                ps.setInt(i++, e.version());
-            }
-            return ps.executeUpdate();
-        }
-    }
-
-    private int succeededOneByOne(Connection c, List<MessageRecord> events, Instant now) throws SQLException {
         int updated = 0;
-        try (PreparedStatement ps = c.prepareStatement(succeedOneSql)) {
-            for (MessageRecord e : events) {
-                dialect.bindTime(ps, 1, now);
-                dialect.bindTime(ps, 2, now);
-                ps.setLong(3, e.id());
-                ps.setInt(4, e.version());
-                ps.addBatch();
-            }
-            for (int n : ps.executeBatch()) {
-                updated += Math.max(n, 0);
-            }
+        for (int n : succeed.run(c, events, (ps, e) -> bindTwice(ps, now))) {
+            updated += Math.max(n, 0);
         }
         return updated;
     }
@@ -133,48 +107,37 @@ final class WorkerStore {
         if (failures.isEmpty()) {
             return recorded;
         }
-        int[] counts;
-        try (PreparedStatement ps = c.prepareStatement(failSql)) {
-            for (Failure f : failures) {
-                ps.setInt(1, f.kind() == Kind.DEAD ? MessageStatus.DEAD.code() : MessageStatus.FAILED.code());
-                ps.setInt(2, f.addRetries());
-                dialect.bindTime(ps, 3, f.nextRetry());
-                ps.setString(4, f.reason());
-                dialect.bindTime(ps, 5, now);
-                ps.setLong(6, f.event().id());
-                ps.setInt(7, f.event().version());
-                ps.addBatch();
-            }
-            counts = ps.executeBatch();
-        }
-        List<Integer> toCancel = new ArrayList<>();
+        int[] counts = fail.run(c, failures, (ps, f) -> {
+            ps.setInt(1, f.kind() == Kind.DEAD ? MessageStatus.DEAD.code() : MessageStatus.FAILED.code());
+            ps.setInt(2, f.addRetries());
+            dialect.bindTime(ps, 3, f.nextRetry());
+            ps.setString(4, f.reason());
+            dialect.bindTime(ps, 5, now);
+            return 6;
+        });
+        List<Failure> toCancel = new ArrayList<>();
         for (int i = 0; i < failures.size(); i++) {
-            recorded[i] = counts[i] == 0 ? 0 : 1;
+            recorded[i] = Fence.held(counts[i]) ? 1 : 0;
             if (recorded[i] == 1 && failures.get(i).kind() == Kind.CANCEL) {
-                toCancel.add(i);
+                toCancel.add(failures.get(i));
             }
         }
         if (!toCancel.isEmpty()) {
-            cancel(c, failures, toCancel, now);
+            cancel(c, toCancel, now);
         }
         return recorded;
     }
 
     /** Seed 000: FAILED -> CANCELLED once retry_count >= max_retry_count, on the version just written. */
-    private void cancel(Connection c, List<Failure> failures, List<Integer> toCancel, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(cancelSql)) {
-            for (int i : toCancel) {
-                dialect.bindTime(ps, 1, now);
-                ps.setLong(2, failures.get(i).event().id());
-                ps.setInt(3, failures.get(i).event().version() + 1);
-                ps.addBatch();
-            }
-            int[] cancelled = ps.executeBatch();
-            for (int k = 0; k < toCancel.size(); k++) {
-                if (cancelled[k] == 0) {
-                    throw new IllegalStateException("event " + failures.get(toCancel.get(k)).event().eventNo()
-                            + " could not be cancelled after its last retry");
-                }
+    private void cancel(Connection c, List<Failure> toCancel, Instant now) throws SQLException {
+        int[] cancelled = cancel.run(c, toCancel, (ps, f) -> {
+            dialect.bindTime(ps, 1, now);
+            return 2;
+        });
+        for (int k = 0; k < toCancel.size(); k++) {
+            if (cancelled[k] == 0) {
+                throw new IllegalStateException("event " + toCancel.get(k).event().eventNo()
+                        + " could not be cancelled after its last retry");
             }
         }
     }
@@ -187,23 +150,20 @@ final class WorkerStore {
         if (events.isEmpty()) {
             return List.of();
         }
-        int[] counts;
-        try (PreparedStatement ps = c.prepareStatement(touchSql)) {
-            for (MessageRecord e : events) {
-                dialect.bindTime(ps, 1, now);
-                dialect.bindTime(ps, 2, now);
-                ps.setLong(3, e.id());
-                ps.setInt(4, e.version());
-                ps.addBatch();
-            }
-            counts = ps.executeBatch();
-        }
+        int[] counts = touch.run(c, events, (ps, e) -> bindTwice(ps, now));
         List<MessageRecord> kept = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            if (counts[i] != 0) {
+            if (Fence.held(counts[i])) {
                 kept.add(MessageSql.touched(events.get(i), now));
             }
         }
         return kept;
+    }
+
+    /** Binds {@code now} to parameters 1 and 2 (handled or succeeded, and updated); the id's index. */
+    private int bindTwice(PreparedStatement ps, Instant now) throws SQLException {
+        dialect.bindTime(ps, 1, now);
+        dialect.bindTime(ps, 2, now);
+        return 3;
     }
 }
