@@ -196,6 +196,19 @@ public final class PollLoop {
      * Calling it again, or before {@link #start}, is harmless.
      */
     public List<Thread> close(Duration shutdownTimeout, Duration grace) {
+        return close(shutdownTimeout, grace, true);
+    }
+
+    /**
+     * Stops the loop like {@link #close(Duration, Duration)} but never interrupts: waits up to
+     * {@code shutdownTimeout} and returns the threads still working, which end after their turn. For jobs
+     * whose turn must not be cut short, e.g. a consumer that acknowledges the message in hand after it.
+     */
+    public List<Thread> closeUninterrupted(Duration shutdownTimeout) {
+        return close(shutdownTimeout, Duration.ZERO, false);
+    }
+
+    private List<Thread> close(Duration shutdownTimeout, Duration grace, boolean interrupt) {
         List<Thread> toJoin;
         List<Body> toStop;
         synchronized (this) {
@@ -205,11 +218,13 @@ public final class PollLoop {
         }
         toStop.forEach(this::stop);
         wakeUp();
-        List<Thread> alive = new ArrayList<>();
         try {
             long deadline = System.nanoTime() + shutdownTimeout.toNanos();
             for (Thread t : toJoin) {
                 join(t, deadline);
+            }
+            if (!interrupt) {
+                return stillAlive(toJoin);
             }
             // never the calling thread: a loop thread closing its own loop must end its turn uninterrupted
             toJoin.stream().filter(t -> t.isAlive() && t != Thread.currentThread()).forEach(Thread::interrupt);
@@ -220,7 +235,12 @@ public final class PollLoop {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (Thread t : toJoin) {
+        return stillAlive(toJoin);
+    }
+
+    private static List<Thread> stillAlive(List<Thread> threads) {
+        List<Thread> alive = new ArrayList<>();
+        for (Thread t : threads) {
             if (t.isAlive() && t != Thread.currentThread()) {
                 alive.add(t);
             }

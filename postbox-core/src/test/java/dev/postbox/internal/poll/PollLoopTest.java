@@ -127,6 +127,44 @@ class PollLoopTest {
     }
 
     @Test
+    void closeUninterruptedReturnsAfterItsTimeoutAndLetsTheTurnFinish() throws Exception {
+        PollLoop loop = loop("uninterrupted");
+        CountDownLatch inTurn = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch exited = new CountDownLatch(1);
+        AtomicReference<Boolean> interrupted = new AtomicReference<>();
+        AtomicInteger turns = new AtomicInteger();
+        loop.start(i -> new PollLoop.Body() {
+            @Override
+            public PollLoop.Outcome turn() {
+                turns.incrementAndGet();
+                inTurn.countDown();
+                try {
+                    release.await(LONG.toMillis(), TimeUnit.MILLISECONDS); // the message in hand
+                    interrupted.set(false);
+                } catch (InterruptedException e) {
+                    interrupted.set(true);
+                }
+                return PollLoop.Outcome.MORE;
+            }
+
+            @Override
+            public void exit(Throwable died) {
+                exited.countDown();
+            }
+        });
+        assertThat(inTurn.await(5, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(loop.closeUninterrupted(Duration.ofMillis(200))).as("the thread still in its turn").hasSize(1);
+        assertThat(loop.isRunning()).isFalse();
+        release.countDown();
+        assertThat(exited.await(5, TimeUnit.SECONDS)).as("the thread ended after its turn").isTrue();
+        assertThat(interrupted).hasValue(false);
+        assertThat(turns).as("no turn after close").hasValue(1);
+        assertThat(loop.died()).isNull();
+    }
+
+    @Test
     void closeBeforeStartCallsNoStopAndStartAfterwardsIsRefused() {
         PollLoop loop = loop("unstarted");
         assertThat(loop.close(Duration.ofSeconds(1), Duration.ZERO)).isEmpty();
