@@ -165,7 +165,7 @@ class PollLoopTest {
     }
 
     @Test
-    void closeBeforeStartCallsNoStopAndStartAfterwardsIsRefused() {
+    void closeBeforeStartIsHarmlessAndStartAfterwardsIsRefused() {
         PollLoop loop = loop("unstarted");
         assertThat(loop.close(Duration.ofSeconds(1), Duration.ZERO)).isEmpty();
         assertThat(loop.closing()).isTrue();
