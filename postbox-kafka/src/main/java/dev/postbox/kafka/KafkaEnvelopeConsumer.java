@@ -3,6 +3,7 @@ package dev.postbox.kafka;
 import dev.postbox.common.ValidationException;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.inbox.InboxResult;
+import dev.postbox.internal.poll.PollLoop;
 import dev.postbox.spi.Envelope;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -67,12 +68,16 @@ public final class KafkaEnvelopeConsumer implements AutoCloseable {
         }
     }
 
+    /** How long {@link #close()} waits for the record in hand, the last commit and the consumer's close. */
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
     private final KafkaEnvelopeConsumerBuilder config;
     private final EnvelopeConsumer consumer;
+    /** Not thread-safe: used on the loop's thread only, but for {@code wakeup()} from {@link #close()}. */
     private final Consumer<String, byte[]> kafka;
     private final Map<TopicPartition, Long> pausedUntil = new HashMap<>();
-    private final Thread thread;
-    private volatile boolean running = true;
+    private final PollLoop loop;
+    private boolean subscribed;
 
     KafkaEnvelopeConsumer(KafkaEnvelopeConsumerBuilder config, Map<String, Object> consumerConfig) {
         this.config = config;
@@ -80,8 +85,9 @@ public final class KafkaEnvelopeConsumer implements AutoCloseable {
         Properties p = new Properties();
         p.putAll(consumerConfig);
         this.kafka = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
-        this.thread = new Thread(this::loop, "postbox-kafka-" + consumer.consumer());
-        thread.setDaemon(true);
+        // every turn waits in poll() and answers MORE: the engine never adds a pause of its own
+        this.loop = new PollLoop("kafka consumer '" + consumer.consumer() + "'", "postbox-kafka-" + consumer.consumer(),
+                1, config.pollTimeout, config.pollTimeout, log);
     }
 
     /** A builder for the loop that feeds {@code consumer}. */
@@ -90,58 +96,100 @@ public final class KafkaEnvelopeConsumer implements AutoCloseable {
     }
 
     KafkaEnvelopeConsumer start() {
-        thread.start();
+        loop.start(i -> new PollLoop.Body() {
+            @Override
+            public PollLoop.Outcome turn() {
+                return pollOnce();
+            }
+
+            @Override
+            public void stop() {
+                kafka.wakeup(); // the one thread-safe method: ends a poll or commit in progress
+            }
+
+            @Override
+            public void exit(Throwable died) {
+                closeKafka();
+            }
+        });
         return this;
     }
 
     /** True while the poll loop runs. */
     public boolean isRunning() {
-        return thread.isAlive();
+        return loop.isRunning();
     }
 
-    private void loop() {
+    /**
+     * One turn: a poll (waiting up to the poll timeout), its records handled, what was handled committed.
+     * An unexpected failure stops the loop and the consumer for good, as a wake-up does outside close.
+     */
+    private PollLoop.Outcome pollOnce() {
         try {
-            kafka.subscribe(config.topics, new ConsumerRebalanceListener() {
-                @Override
-                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                    partitions.forEach(pausedUntil::remove);
-                }
-
-                @Override
-                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                }
-            });
-            while (running) {
-                resumeDue();
-                ConsumerRecords<String, byte[]> records = kafka.poll(config.pollTimeout);
-                Map<TopicPartition, OffsetAndMetadata> done = new LinkedHashMap<>();
-                for (TopicPartition tp : records.partitions()) {
-                    for (ConsumerRecord<String, byte[]> record : records.records(tp)) {
-                        if (!running || !handle(record)) {
-                            kafka.seek(tp, record.offset());
-                            if (running) {
-                                kafka.pause(List.of(tp));
-                                pausedUntil.put(tp, System.nanoTime() + config.retryBackoff.toNanos());
-                            }
-                            break;
-                        }
-                        done.put(tp, new OffsetAndMetadata(record.offset() + 1));
-                    }
-                }
-                commit(done);
-            }
+            subscribe();
+            resumeDue();
+            commit(handleAll(kafka.poll(config.pollTimeout)));
         } catch (WakeupException e) {
-            if (running) {
+            if (!loop.closing()) {
                 log.error("kafka consumer '{}' woken up unexpectedly; stopping", consumer.consumer(), e);
+                stopFromLoop();
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             log.error("kafka consumer '{}' stopped on an unexpected error", consumer.consumer(), e);
-        } finally {
-            try {
-                kafka.close(CloseOptions.timeout(Duration.ofSeconds(5)));
-            } catch (RuntimeException e) {
-                log.warn("kafka consumer '{}' did not close cleanly", consumer.consumer(), e);
+            stopFromLoop();
+        }
+        return PollLoop.Outcome.MORE;
+    }
+
+    /** Closes the loop from its own thread: no turn follows, and the loop's exit closes the consumer. */
+    private void stopFromLoop() {
+        loop.close(Duration.ZERO, Duration.ZERO);
+    }
+
+    private void subscribe() {
+        if (subscribed) {
+            return;
+        }
+        kafka.subscribe(config.topics, new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                partitions.forEach(pausedUntil::remove);
             }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            }
+        });
+        subscribed = true;
+    }
+
+    /**
+     * Handles each partition's records in order, up to the first that fails (or the close): its partition
+     * is rewound to it and, unless closing, paused for the retry backoff. Returns the offsets to commit.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> handleAll(ConsumerRecords<String, byte[]> records) {
+        Map<TopicPartition, OffsetAndMetadata> done = new LinkedHashMap<>();
+        for (TopicPartition tp : records.partitions()) {
+            for (ConsumerRecord<String, byte[]> record : records.records(tp)) {
+                if (loop.closing() || !handle(record)) {
+                    kafka.seek(tp, record.offset());
+                    if (!loop.closing()) {
+                        kafka.pause(List.of(tp));
+                        pausedUntil.put(tp, System.nanoTime() + config.retryBackoff.toNanos());
+                    }
+                    break;
+                }
+                done.put(tp, new OffsetAndMetadata(record.offset() + 1));
+            }
+        }
+        return done;
+    }
+
+    private void closeKafka() {
+        try {
+            kafka.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+        } catch (RuntimeException e) {
+            log.warn("kafka consumer '{}' did not close cleanly", consumer.consumer(), e);
         }
     }
 
@@ -209,15 +257,12 @@ public final class KafkaEnvelopeConsumer implements AutoCloseable {
         }
     }
 
-    /** Stops the loop, commits what was handled and closes the Kafka consumer; waits up to 10 s. */
+    /**
+     * Stops the loop, commits what was handled and closes the Kafka consumer; waits up to 10 s. The record
+     * in hand is never interrupted: past the 10 s it finishes, is committed and the consumer closes after.
+     */
     @Override
     public void close() {
-        running = false;
-        kafka.wakeup();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        loop.closeUninterrupted(CLOSE_TIMEOUT);
     }
 }

@@ -4,6 +4,7 @@ import dev.postbox.common.PostboxException;
 import dev.postbox.common.ValidationException;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.inbox.InboxResult;
+import dev.postbox.internal.poll.PollLoop;
 import dev.postbox.spi.Envelope;
 import io.nats.client.Connection;
 import io.nats.client.ConsumerContext;
@@ -66,6 +67,8 @@ public final class NatsSubscriber implements AutoCloseable {
 
     /** Shortest wait {@link IterableConsumer#nextMessage(Duration)} takes (zero would wait forever). */
     private static final Duration NO_WAIT = Duration.ofMillis(1);
+    /** The pause of the polling thread after a failed read, before it reads again. */
+    private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
 
     private final ConsumerContext consumer;
     private final EnvelopeConsumer envelopes;
@@ -75,8 +78,7 @@ public final class NatsSubscriber implements AutoCloseable {
     private final long ackWaitMillis;
     private final String name;
     private IterableConsumer messages;
-    private volatile boolean running;
-    private Thread thread;
+    private PollLoop loop;
 
     private NatsSubscriber(Builder b, ConsumerContext consumer) {
         this.consumer = consumer;
@@ -174,29 +176,26 @@ public final class NatsSubscriber implements AutoCloseable {
 
     /** Polls on a daemon thread until {@link #close()}; a failed read is logged and retried after a second. */
     public synchronized NatsSubscriber start() {
-        if (thread != null) {
+        if (loop != null) {
             throw new IllegalStateException(name + " already started");
         }
-        running = true;
-        thread = new Thread(this::loop, "postbox-nats-" + name);
-        thread.setDaemon(true);
-        thread.start();
+        // a turn waits up to maxWait in pollOnce() and answers MORE; the engine waits only after a failed
+        // read (what pollOnce() throws), RETRY_PAUSE
+        PollLoop l = new PollLoop("NATS subscriber " + name, "postbox-nats-" + name, 1, RETRY_PAUSE, RETRY_PAUSE, log);
+        loop = l;
+        l.start(i -> () -> turn(l));
         return this;
     }
 
-    private void loop() {
-        while (running) {
-            try {
-                pollOnce();
-            } catch (RuntimeException e) {
-                log.warn("{}: {}", name, e.getMessage());
-                try {
-                    Thread.sleep(1000);
-                } catch (InterruptedException stop) {
-                    return;
-                }
-            }
+    /** One {@link #pollOnce()}; an {@link Error} (of the work, say) stops the subscriber for good. */
+    private PollLoop.Outcome turn(PollLoop l) {
+        try {
+            pollOnce();
+        } catch (Error e) {
+            log.error("{}: stopped on an unexpected error", name, e);
+            l.close(Duration.ZERO, Duration.ZERO); // from the loop's thread: no turn follows
         }
+        return PollLoop.Outcome.MORE;
     }
 
     /**
@@ -205,17 +204,12 @@ public final class NatsSubscriber implements AutoCloseable {
      */
     @Override
     public void close() {
-        Thread t;
+        PollLoop l;
         synchronized (this) {
-            running = false;
-            t = thread;
+            l = loop;
         }
-        if (t != null) {
-            try {
-                t.join(maxWait.toMillis() + ackWaitMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (l != null) {
+            l.closeUninterrupted(maxWait.plusMillis(ackWaitMillis));
         }
         IterableConsumer m;
         synchronized (this) {

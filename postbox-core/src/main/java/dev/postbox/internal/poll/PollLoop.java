@@ -40,6 +40,15 @@ public final class PollLoop {
          */
         default void exit(Throwable died) {
         }
+
+        /**
+         * Called by {@link PollLoop#close} on the closing thread, once {@link PollLoop#closing()} is true and
+         * before it waits for the threads: a body whose turn blocks in a client (a broker's poll) ends that
+         * wait here, e.g. with {@code KafkaConsumer.wakeup()}. The turn may be running or not, so this must
+         * be safe to call from any thread at any time; what it throws is logged, never stops the close.
+         */
+        default void stop() {
+        }
     }
 
     private final String owner;
@@ -50,6 +59,7 @@ public final class PollLoop {
     private final Logger log;
     private final Object signal = new Object();
     private final List<Thread> threads = new ArrayList<>();
+    private final List<Body> bodies = new ArrayList<>();
     private boolean woken;
     private volatile boolean closing;
     private volatile Throwable died;
@@ -86,6 +96,7 @@ public final class PollLoop {
             Thread t = new Thread(() -> run(body), threadCount == 1 ? threadName : threadName + "-" + i);
             t.setDaemon(true);
             threads.add(t);
+            this.bodies.add(body);
         }
         threads.forEach(Thread::start);
     }
@@ -177,25 +188,46 @@ public final class PollLoop {
     }
 
     /**
-     * Stops the loop: no turn starts after this call began. Waits up to {@code shutdownTimeout} for the
-     * threads to finish their turn, then interrupts those still working and waits up to {@code grace}
-     * more. Returns the threads still alive after that (empty when the loop is done); it never returns
-     * earlier while a thread still works. Calling it again, or before {@link #start}, is harmless.
+     * Stops the loop: no turn starts after this call began. Calls every body's {@link Body#stop()}, waits
+     * up to {@code shutdownTimeout} for the threads to finish their turn, then interrupts those still
+     * working and waits up to {@code grace} more. Returns the threads still alive after that (empty when
+     * the loop is done); it never returns earlier while a thread still works. Called on a thread of the
+     * loop (a listener), it neither waits for nor interrupts that thread, which ends after its turn.
+     * Calling it again, or before {@link #start}, is harmless.
      */
     public List<Thread> close(Duration shutdownTimeout, Duration grace) {
+        return close(shutdownTimeout, grace, true);
+    }
+
+    /**
+     * Stops the loop like {@link #close(Duration, Duration)} but never interrupts: waits up to
+     * {@code shutdownTimeout} and returns the threads still working, which end after their turn. For jobs
+     * whose turn must not be cut short, e.g. a consumer that acknowledges the message in hand after it.
+     */
+    public List<Thread> closeUninterrupted(Duration shutdownTimeout) {
+        return close(shutdownTimeout, Duration.ZERO, false);
+    }
+
+    private List<Thread> close(Duration shutdownTimeout, Duration grace, boolean interrupt) {
         List<Thread> toJoin;
+        List<Body> toStop;
         synchronized (this) {
             closing = true;
             toJoin = List.copyOf(threads);
+            toStop = List.copyOf(bodies);
         }
+        toStop.forEach(this::stop);
         wakeUp();
-        List<Thread> alive = new ArrayList<>();
         try {
             long deadline = System.nanoTime() + shutdownTimeout.toNanos();
             for (Thread t : toJoin) {
                 join(t, deadline);
             }
-            toJoin.stream().filter(Thread::isAlive).forEach(Thread::interrupt);
+            if (!interrupt) {
+                return stillAlive(toJoin);
+            }
+            // never the calling thread: a loop thread closing its own loop must end its turn uninterrupted
+            toJoin.stream().filter(t -> t.isAlive() && t != Thread.currentThread()).forEach(Thread::interrupt);
             long bound = System.nanoTime() + grace.toNanos();
             for (Thread t : toJoin) {
                 join(t, bound);
@@ -203,12 +235,25 @@ public final class PollLoop {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (Thread t : toJoin) {
+        return stillAlive(toJoin);
+    }
+
+    private static List<Thread> stillAlive(List<Thread> threads) {
+        List<Thread> alive = new ArrayList<>();
+        for (Thread t : threads) {
             if (t.isAlive() && t != Thread.currentThread()) {
                 alive.add(t);
             }
         }
         return alive;
+    }
+
+    private void stop(Body body) {
+        try {
+            body.stop();
+        } catch (Throwable e) {
+            log.warn("{}: stopping a thread's work failed: {}", owner, Failures.describe(e));
+        }
     }
 
     private static void join(Thread t, long deadlineNanos) throws InterruptedException {
