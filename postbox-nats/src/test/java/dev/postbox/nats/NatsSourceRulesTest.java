@@ -1,14 +1,10 @@
 package dev.postbox.nats;
 
+import dev.postbox.testing.SourceScan;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,43 +17,27 @@ class NatsSourceRulesTest {
 
     /** The module's directory is the tests' working directory (Maven's and the IDEs' default). */
     private static final Path SOURCES = Path.of("src/main/java/dev/postbox/nats");
-    private static final Pattern NEW_THREAD = Pattern.compile("new\\s+Thread\\s*\\(");
+    private static final String WHY = "new Thread( (run the loop on PollLoop)";
 
     @Test
-    void theScanSeesTheConsumerLoop() throws IOException {
-        assertThat(sources()).as("main sources under " + SOURCES.toAbsolutePath())
+    void theScanSeesTheConsumerLoop() {
+        assertThat(SourceScan.sources(SOURCES)).as("main sources under " + SOURCES.toAbsolutePath())
                 .extracting(p -> p.getFileName().toString()).contains("NatsSubscriber.java");
     }
 
     @Test
-    void noMainSourceStartsAThreadOfItsOwn() throws IOException {
-        List<String> broken = new ArrayList<>();
-        for (Path p : sources()) {
-            broken.addAll(newThreads(p.getFileName().toString(), Files.readAllLines(p)));
-        }
-        assertThat(broken).isEmpty();
+    void noMainSourceStartsAThreadOfItsOwn() {
+        assertThat(SourceScan.violations(SOURCES, SourceScan.NEW_THREAD, WHY)).isEmpty();
     }
 
     @Test
     void theRuleCatchesWhatItForbids() {
-        assertThat(newThreads("X.java", List.of("this.thread = new Thread(this::loop, name);"))).hasSize(1);
-        assertThat(newThreads("X.java", List.of("Thread t = new  Thread (work);"))).hasSize(1);
-        assertThat(newThreads("X.java", List.of("loop.start(i -> () -> turn(l));", "Thread.currentThread()"))).isEmpty();
+        assertThat(newThreads("this.thread = new Thread(this::loop, name);")).hasSize(1);
+        assertThat(newThreads("Thread t = new  Thread (work);")).hasSize(1);
+        assertThat(newThreads("loop.start(i -> () -> turn(l));", "Thread.currentThread()")).isEmpty();
     }
 
-    private static List<String> newThreads(String file, List<String> lines) {
-        List<String> found = new ArrayList<>();
-        for (int i = 0; i < lines.size(); i++) {
-            if (NEW_THREAD.matcher(lines.get(i)).find()) {
-                found.add(file + ":" + (i + 1) + ": new Thread( (run the loop on PollLoop): " + lines.get(i).strip());
-            }
-        }
-        return found;
-    }
-
-    private static List<Path> sources() throws IOException {
-        try (Stream<Path> files = Files.walk(SOURCES)) {
-            return files.filter(p -> p.toString().endsWith(".java")).sorted().toList();
-        }
+    private static List<String> newThreads(String... lines) {
+        return SourceScan.matches("X.java", List.of(lines), SourceScan.NEW_THREAD, WHY);
     }
 }

@@ -1,0 +1,56 @@
+package dev.postbox.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The plain source-text scan behind the modules' source-rule tests (a comment counts too): the Java files
+ * under a module's main source directory, and the lines of a file that match a forbidden pattern.
+ */
+public final class SourceScan {
+
+    /** Matches {@code new Thread(} however it is spaced. */
+    public static final Pattern NEW_THREAD = Pattern.compile("new\\s+Thread\\s*\\(");
+
+    private SourceScan() {
+    }
+
+    /** The {@code .java} files under {@code dir} (relative to the module: the tests' working directory), sorted. */
+    public static List<Path> sources(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + dir.toAbsolutePath(), e);
+        }
+    }
+
+    /** One {@code file:line: why: text} per line of {@code lines} that matches {@code forbidden}. */
+    public static List<String> matches(String file, List<String> lines, Pattern forbidden, String why) {
+        List<String> found = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            if (forbidden.matcher(lines.get(i)).find()) {
+                found.add(file + ":" + (i + 1) + ": " + why + ": " + lines.get(i).strip());
+            }
+        }
+        return found;
+    }
+
+    /** {@link #matches} over every source under {@code dir}. */
+    public static List<String> violations(Path dir, Pattern forbidden, String why) {
+        List<String> found = new ArrayList<>();
+        for (Path p : sources(dir)) {
+            try {
+                found.addAll(matches(p.getFileName().toString(), Files.readAllLines(p), forbidden, why));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + p, e);
+            }
+        }
+        return found;
+    }
+}
