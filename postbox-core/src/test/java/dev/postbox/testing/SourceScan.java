@@ -53,4 +53,19 @@ public final class SourceScan {
         }
         return found;
     }
+
+    /**
+     * Asserts that the scan of {@code dir} sees {@code expectedFile} (so a moved directory cannot pass
+     * by scanning nothing) and that no source under it starts a thread of its own ({@link #NEW_THREAD}).
+     */
+    public static void assertNoThreadsOfTheirOwn(Path dir, String expectedFile) {
+        List<String> names = sources(dir).stream().map(p -> p.getFileName().toString()).toList();
+        if (!names.contains(expectedFile)) {
+            throw new AssertionError("the scan of " + dir.toAbsolutePath() + " does not see " + expectedFile + ": " + names);
+        }
+        List<String> broken = violations(dir, NEW_THREAD, "new Thread( (run the loop on PollLoop)");
+        if (!broken.isEmpty()) {
+            throw new AssertionError("threads of their own in " + dir + ":\n" + String.join("\n", broken));
+        }
+    }
 }
