@@ -63,7 +63,7 @@ public final class Transactions {
     }
 
     /** Rolls back after {@code failure}; a failing rollback (the connection is gone) must not hide the first cause. */
-    public static void rollback(Connection c, Throwable failure) {
+    private static void rollback(Connection c, Throwable failure) {
         try {
             c.rollback();
         } catch (SQLException | RuntimeException e) {
