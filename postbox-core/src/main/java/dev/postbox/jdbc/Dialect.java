@@ -244,6 +244,18 @@ public interface Dialect {
     }
 
     /**
+     * SQL run first in every claim transaction (relay, message worker, any {@code Transactions.claim}), scoped
+     * to that transaction, so that a claim's plan follows the index order of its statement whatever the
+     * table's statistics say; or null. A backlog arrives in a table filled seconds ago (after a broker
+     * outage, a burst), before any ANALYZE: with no statistics PostgreSQL expects one claimable row, reads
+     * and sorts every pending row (checking the order guard for each) before the claim's LIMIT applies, and
+     * a claim that reads 125 index entries reads 100,000 instead.
+     */
+    default String claimPlanSql() {
+        return null;
+    }
+
+    /**
      * An expression for the database's current time at millisecond precision or better, read like a
      * time column ({@link #readTime}): the relay measures its clock's offset against it.
      */

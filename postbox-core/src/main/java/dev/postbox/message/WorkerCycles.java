@@ -145,7 +145,7 @@ final class WorkerCycles {
     }
 
     private List<MessageRecord> claim(Instant now) {
-        return Transactions.claim(CLAIM_KIND, store.serialized(), pool, "worker " + id + " claim",
+        return Transactions.claim(CLAIM_KIND, store.serialized(), settings.dialect(), pool, "worker " + id + " claim",
                 c -> new ArrayList<>(store.claim(c, config.batchSize(), now)));
     }
 

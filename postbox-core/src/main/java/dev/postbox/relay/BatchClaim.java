@@ -62,7 +62,7 @@ final class BatchClaim {
 
     /** Claims up to the batch size at {@code now}, in id order (committed); empty when nothing is claimable. */
     List<OutboxRecord> claim(Instant now) {
-        return Transactions.claim(SERIAL_KIND, claimer.serialized(), pool, "relay " + config.instanceId() + " claim",
+        return Transactions.claim(SERIAL_KIND, claimer.serialized(), settings.dialect(), pool, "relay " + config.instanceId() + " claim",
                 c -> {
                     if (clockCheck.due()) {
                         checkClock(c);

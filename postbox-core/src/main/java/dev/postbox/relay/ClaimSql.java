@@ -56,13 +56,19 @@ final class ClaimSql {
     final String expiredSelect;
 
     ClaimSql(String table, boolean ordered, Set<String> unorderedTopics) {
-        this(table, ordered, unorderedTopics, Probes.IN_LIST, "", "");
+        this(table, ordered, unorderedTopics, Probes.FIRST_UNFINISHED, "", "");
     }
 
     /** How the order guard looks for an earlier unfinished event of the same aggregate. */
     enum Probes {
-        /** One NOT EXISTS with {@code publish_status IN} the blocking statuses: PostgreSQL's partial index holds exactly those rows. */
-        IN_LIST,
+        /**
+         * The aggregate's first unfinished id ({@code publish_status IN} the blocking statuses, {@code ORDER BY
+         * id LIMIT 1}: one entry of PostgreSQL's partial index, which holds exactly those rows) must not be
+         * below e.id. A scalar subquery with a LIMIT is never turned into a join, so the guard runs only for
+         * the candidates the claim reaches before its own LIMIT; a NOT EXISTS may be planned as an anti-join
+         * that checks every pending row first (what PostgreSQL does on a table it has no statistics for).
+         */
+        FIRST_UNFINISHED,
         /** One NOT EXISTS per blocking status over {@code (aggregate, status, id)} with {@code id < e.id} as its range (H2). */
         NOT_EXISTS_PER_STATUS,
         /**
@@ -136,7 +142,8 @@ final class ClaimSql {
         Function<String, String> earlier = status ->
                 "NOT EXISTS (SELECT 1%s AND p.id < e.id)".formatted(sameAggregate.apply(status));
         String guard = switch (probes) {
-            case IN_LIST -> earlier.apply("IN (%s)".formatted(StatusCodes.BLOCKING_LIST));
+            case FIRST_UNFINISHED -> "COALESCE((SELECT p.id%s ORDER BY p.id LIMIT 1), e.id) >= e.id"
+                    .formatted(sameAggregate.apply("IN (%s)".formatted(StatusCodes.BLOCKING_LIST)));
             case NOT_EXISTS_PER_STATUS -> StatusCodes.BLOCKING.stream().map(code -> earlier.apply("= " + code))
                     .collect(Collectors.joining(" AND "));
             case FIRST_ID_PER_STATUS -> StatusCodes.BLOCKING.stream()

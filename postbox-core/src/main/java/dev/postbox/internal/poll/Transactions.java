@@ -1,10 +1,12 @@
 package dev.postbox.internal.poll;
 
 import dev.postbox.common.PostboxSqlException;
+import dev.postbox.jdbc.Dialect;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,18 +47,27 @@ public final class Transactions {
     }
 
     /**
-     * Like {@link #inTransaction}, but when {@code serialized} only one such transaction of {@code kind}
-     * runs at a time in this JVM: for claims on a database without {@code SKIP LOCKED}, where concurrent
-     * claimers would collide on the same rows.
+     * Like {@link #inTransaction}, for a claim: the transaction first runs the dialect's
+     * {@link Dialect#claimPlanSql()} (plans that do not depend on fresh statistics), and when
+     * {@code serialized} only one such transaction of {@code kind} runs at a time in this JVM: for claims on
+     * a database without {@code SKIP LOCKED}, where concurrent claimers would collide on the same rows.
      */
-    public static <T> T claim(String kind, boolean serialized, DataSource pool, String what, Work<T> work) {
+    public static <T> T claim(String kind, boolean serialized, Dialect dialect, DataSource pool, String what,
+                              Work<T> work) {
+        String planSql = dialect.claimPlanSql();
+        Work<T> planned = planSql == null ? work : c -> {
+            try (Statement st = c.createStatement()) {
+                st.execute(planSql);
+            }
+            return work.run(c);
+        };
         if (!serialized) {
-            return inTransaction(pool, what, work);
+            return inTransaction(pool, what, planned);
         }
         ReentrantLock lock = SERIAL.computeIfAbsent(kind, k -> new ReentrantLock());
         lock.lock();
         try {
-            return inTransaction(pool, what, work);
+            return inTransaction(pool, what, planned);
         } finally {
             lock.unlock();
         }

@@ -248,7 +248,7 @@ public abstract class VersionedClaimContract extends DatabaseContract {
 
     private Void claimUntilEmpty(DataSource pool, Instant now, ConcurrentLinkedQueue<Long> into) {
         while (true) {
-            List<JobItem> got = Transactions.claim("job_item-test", claim.serialized(), pool, "claiming job items",
+            List<JobItem> got = Transactions.claim("job_item-test", claim.serialized(), dialect, pool, "claiming job items",
                     c -> claim.claim(c, 7, now));
             if (got.isEmpty()) {
                 return null;
