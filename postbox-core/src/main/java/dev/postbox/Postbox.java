@@ -19,6 +19,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -157,6 +158,7 @@ public final class Postbox {
         private int maxHeadersBytes = PostboxDefaults.MAX_HEADERS_BYTES;
         private String source;
         private boolean notifyOnWrite = true;
+        private Duration notifyInterval = PostboxDefaults.NOTIFY_INTERVAL;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -217,6 +219,26 @@ public final class Postbox {
         }
 
         /**
+         * On PostgreSQL with {@link #notifyOnWrite}, the least time between two NOTIFYs sent by this Postbox's
+         * writes; the writes in between send none. Default {@value PostboxDefaults#NOTIFY_INTERVAL_MS} ms, at
+         * most 1 s; zero: every write notifies.
+         * <p>
+         * Why: PostgreSQL commits a transaction that sent NOTIFY under one database-wide lock, held through the
+         * commit's WAL flush, so notifying commits run one at a time across the server and cap every writer
+         * at about one commit per flush. One NOTIFY per interval wakes the listening relays just as well: they
+         * claim until nothing is left and then poll again after their {@code pollMin}, so a write that did not
+         * notify is still found within about an interval or a poll. The same-JVM hint
+         * ({@link Postbox#wakeRelays()}, sent by the Spring starter after every commit) wakes this JVM's relays
+         * at once either way.
+         *
+         * @throws ValidationException (at {@link #build()}) when negative or above 1 s
+         */
+        public Builder notifyInterval(Duration notifyInterval) {
+            this.notifyInterval = Objects.requireNonNull(notifyInterval, "notifyInterval");
+            return this;
+        }
+
+        /**
          * Validates the settings, detects the dialect and reads the server's statement limit (one
          * connection, also when the dialect is set) and returns the frozen Postbox.
          *
@@ -226,6 +248,9 @@ public final class Postbox {
          */
         public Postbox build() {
             TableNames tables = new TableNames(tablePrefix);
+            if (notifyInterval.isNegative() || notifyInterval.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new ValidationException("notifyInterval", "must be between 0 and 1 s; was " + notifyInterval);
+            }
             Check.range("maxPayloadBytes", maxPayloadBytes, 2, 64 * 1024 * 1024);
             Check.range("maxHeadersBytes", maxHeadersBytes, 2, 1024 * 1024);
             if (source != null) {
@@ -241,7 +266,8 @@ public final class Postbox {
             }
             checkStatementLimit(maxStatementBytes);
             return new Postbox(new Settings(dataSource, d, tables, clock, maxPayloadBytes,
-                    maxHeadersBytes, source, notifyOnWrite && d.notifiesAtCommit(), new dev.postbox.internal.WakeUps(),
+                    maxHeadersBytes, source, notifyOnWrite && d.notifiesAtCommit(),
+                    new dev.postbox.internal.NotifyGate(notifyInterval), new dev.postbox.internal.WakeUps(),
                     maxStatementBytes));
         }
 

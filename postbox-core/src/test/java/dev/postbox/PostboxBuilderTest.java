@@ -43,6 +43,12 @@ class PostboxBuilderTest {
                 .isInstanceOf(ValidationException.class).hasMessageStartingWith("maxHeadersBytes:");
         assertThatThrownBy(() -> Postbox.builder(h2()).source(" padded").build())
                 .isInstanceOf(ValidationException.class).hasMessageStartingWith("source:");
+        assertThatThrownBy(() -> Postbox.builder(h2()).notifyInterval(java.time.Duration.ofMillis(-1)).build())
+                .isInstanceOf(ValidationException.class).hasMessageStartingWith("notifyInterval:")
+                .hasMessageContaining("between 0 and 1 s");
+        assertThatThrownBy(() -> Postbox.builder(h2()).notifyInterval(java.time.Duration.ofMillis(1001)).build())
+                .isInstanceOf(ValidationException.class).hasMessageStartingWith("notifyInterval:");
+        assertThat(Postbox.builder(h2()).notifyInterval(java.time.Duration.ZERO).build()).isNotNull();
     }
 
     @Test

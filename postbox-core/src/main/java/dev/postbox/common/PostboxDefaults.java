@@ -30,6 +30,12 @@ public final class PostboxDefaults {
     /** Event schema version when none is given (seed 000: event_version DEFAULT 1). */
     public static final int EVENT_VERSION = 1;
 
+    /** Least time between two NOTIFYs of one Postbox's writes on PostgreSQL, in milliseconds. */
+    public static final int NOTIFY_INTERVAL_MS = 5;
+
+    /** {@link #NOTIFY_INTERVAL_MS} as a duration. */
+    public static final java.time.Duration NOTIFY_INTERVAL = java.time.Duration.ofMillis(NOTIFY_INTERVAL_MS);
+
     /** Rows per INSERT statement in {@code writeAll}; larger batches use several statements. */
     public static final int WRITE_BATCH_ROWS = 500;
 

@@ -14,13 +14,14 @@ import java.time.temporal.ChronoUnit;
  * @param defaultSource event source used when an event names none; may be null
  * @param notifyOnWrite on PostgreSQL, whether a write also sends one NOTIFY (delivered at commit) that
  *                      wakes listening relays
+ * @param notifyGate    which of those writes actually notify: at most one per interval
  * @param wakeUps       the relays of this Postbox running in this JVM
  * @param maxStatementBytes largest SQL statement the server accepts ({@link Dialect#maxStatementBytes}),
  *                      read at build; multi-row inserts are split to stay under it
  */
 public record Settings(DataSource dataSource, Dialect dialect, TableNames tables, Clock clock,
                        int maxPayloadBytes, int maxHeadersBytes, String defaultSource, boolean notifyOnWrite,
-                       WakeUps wakeUps, long maxStatementBytes) {
+                       NotifyGate notifyGate, WakeUps wakeUps, long maxStatementBytes) {
 
     /**
      * SQL for the PostgreSQL NOTIFY channel of the outbox table as the session sees it (one parameter: the

@@ -81,7 +81,7 @@ final class JdbcOutbox implements Outbox {
                 throw new TransactionRequiredException(what);
             }
             long[] ids = rows.size() == 1 ? insert.insert(connection, rows) : insertAllOrNothing(connection, rows);
-            if (settings.notifyOnWrite() && anyInserted(ids)) {
+            if (settings.notifyOnWrite() && anyInserted(ids) && settings.notifyGate().pass()) {
                 notifyRelays(connection);
             }
             List<WriteResult> results = new ArrayList<>(rows.size());

@@ -193,4 +193,77 @@ class PostgresRelayTest extends RelayContract {
             }
         }
     }
+
+    /**
+     * A transaction that sent NOTIFY commits under a database-wide lock held through its WAL flush: with every
+     * write notifying, that lock caps all writers. One NOTIFY per interval per Postbox; the writes in between
+     * send none and are still published at once, by the relay the first one woke.
+     */
+    @Test
+    void writesWithinTheNotifyIntervalSendOneNotificationAndAreAllPublishedLongBeforeTheNextPoll() throws Exception {
+        dev.postbox.Postbox gated = newPostbox(b -> b.clock(java.time.Clock.systemUTC())
+                .notifyInterval(java.time.Duration.ofSeconds(1)));
+        dev.postbox.Postbox every = newPostbox(b -> b.clock(java.time.Clock.systemUTC())
+                .notifyInterval(java.time.Duration.ZERO));
+        try (Connection listener = ds.getConnection()) {
+            listener.setAutoCommit(true);
+            String channel = PgNotifications.channel(listener, postbox.tables().outbox());
+            try (java.sql.Statement st = listener.createStatement()) {
+                st.execute("LISTEN " + channel);
+            }
+            org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
+            for (int i = 0; i < 5; i++) {
+                String eventNo = "G-" + i;
+                inTx(c -> gated.outbox().write(c, event(eventNo)));
+            }
+            assertThat(notifications(pg)).as("five writes within one interval: one NOTIFY").isEqualTo(1);
+            for (int i = 0; i < 5; i++) {
+                String eventNo = "E-" + i;
+                inTx(c -> every.outbox().write(c, event(eventNo)));
+            }
+            assertThat(notifications(pg)).as("interval zero: every write notifies").isEqualTo(5);
+        }
+        exec("DELETE FROM " + postbox.tables().outbox());
+
+        java.util.Map<String, Long> received = new java.util.concurrent.ConcurrentHashMap<>();
+        Receiver receiver = new Receiver();
+        dev.postbox.spi.Publisher timed = records -> {
+            records.forEach(r -> received.put(r.eventNo(), System.nanoTime()));
+            return to(receiver).publish(records);
+        };
+        try (Relay relay = gated.relay(timed).instanceId("gated").pollInterval(java.time.Duration.ofMillis(10),
+                java.time.Duration.ofSeconds(5)).start()) {
+            Thread.sleep(6000); // past the writes above' interval, and idle at its 5 s poll
+            inTx(c -> gated.outbox().write(c, event("FIRST")));  // notifies
+            awaitReceived(received, "FIRST", 3000);
+            long committed = System.nanoTime();
+            inTx(c -> gated.outbox().write(c, event("SECOND"))); // within the interval: no NOTIFY
+            awaitReceived(received, "SECOND", 3000);
+            long ms = (received.get("SECOND") - committed) / 1_000_000;
+            System.out.println("write without NOTIFY -> publish (ms): " + ms);
+            assertThat(ms).as("found by the polls that follow a wake-up, not the 5 s poll").isLessThan(1000);
+        }
+    }
+
+    private static dev.postbox.outbox.OutboxEvent event(String eventNo) {
+        return dev.postbox.outbox.OutboxEvent.builder().eventNo(eventNo).aggregate("ORDER", eventNo).eventType("X")
+                .channel("MQ").payload("{}").build();
+    }
+
+    private static int notifications(org.postgresql.PGConnection pg) throws Exception {
+        int n = 0;
+        org.postgresql.PGNotification[] got;
+        while ((got = pg.getNotifications(700)) != null && got.length > 0) {
+            n += got.length;
+        }
+        return n;
+    }
+
+    private static void awaitReceived(java.util.Map<String, Long> received, String eventNo, long ms) throws Exception {
+        long deadline = System.nanoTime() + ms * 1_000_000;
+        while (!received.containsKey(eventNo) && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(received).as(eventNo + " published").containsKey(eventNo);
+    }
 }

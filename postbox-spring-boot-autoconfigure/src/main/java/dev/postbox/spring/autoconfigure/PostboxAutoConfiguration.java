@@ -62,7 +62,8 @@ public class PostboxAutoConfiguration {
                 .tablePrefix(p.getTablePrefix())
                 .maxPayloadBytes(p.getMaxPayloadBytes())
                 .maxHeadersBytes(p.getMaxHeadersBytes())
-                .notifyOnWrite(p.isNotifyOnWrite());
+                .notifyOnWrite(p.isNotifyOnWrite())
+                .notifyInterval(p.getNotifyInterval());
         String source = p.getSource() != null ? p.getSource() : env.getProperty("spring.application.name");
         if (source != null && !source.isBlank()) {
             b.source(source);

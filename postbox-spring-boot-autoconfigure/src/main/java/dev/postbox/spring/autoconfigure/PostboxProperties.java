@@ -38,6 +38,13 @@ public class PostboxProperties {
     /** On PostgreSQL, whether each writing transaction also sends one pg_notify that wakes listening relays. */
     private boolean notifyOnWrite = true;
 
+    /**
+     * On PostgreSQL, the least time between two such notifications from this application's writes (at most
+     * 1 s; 0: every write): notifying commits are serialized server-wide, so one per interval keeps them from
+     * capping the writers.
+     */
+    private java.time.Duration notifyInterval = PostboxDefaults.NOTIFY_INTERVAL;
+
     private final Schema schema = new Schema();
     private final Relay relay = new Relay();
     private final Worker worker = new Worker();
@@ -92,6 +99,14 @@ public class PostboxProperties {
 
     public void setNotifyOnWrite(boolean notifyOnWrite) {
         this.notifyOnWrite = notifyOnWrite;
+    }
+
+    public java.time.Duration getNotifyInterval() {
+        return notifyInterval;
+    }
+
+    public void setNotifyInterval(java.time.Duration notifyInterval) {
+        this.notifyInterval = notifyInterval;
     }
 
     public Schema getSchema() {
