@@ -18,9 +18,10 @@ import java.util.TreeMap;
 
 /**
  * The claim of one relay cycle, in one short transaction: the clock check when it is due, then the heads
- * and (in ordered mode) the runs that follow them. Touched by the claiming thread only (the relay's
- * cycles are serialized by its cycle lock); claims of strategies that need it ({@link Claimer#serialized()})
- * are serialized with every other relay's in this JVM.
+ * and (in ordered mode) the runs that follow them. The claims of one relay's batches in flight take turns
+ * ({@link #claim} is synchronized: one claim transaction at a time per relay, and the follower look's state
+ * is the relay's); claims of strategies that need it ({@link Claimer#serialized()}) are serialized with
+ * every other relay's in this JVM.
  */
 final class BatchClaim {
 
@@ -61,7 +62,7 @@ final class BatchClaim {
     }
 
     /** Claims up to the batch size at {@code now}, in id order (committed); empty when nothing is claimable. */
-    List<OutboxRecord> claim(Instant now) {
+    synchronized List<OutboxRecord> claim(Instant now) {
         return Transactions.claim(SERIAL_KIND, claimer.serialized(), settings.dialect(), pool, "relay " + config.instanceId() + " claim",
                 c -> {
                     if (clockCheck.due()) {

@@ -31,8 +31,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * lease, so a short lease is safe and a relay that dies (kill -9) holds its events for one lease only.
  * A takeover after an expired lease is counted in {@code lease_expiries}, never as a failed attempt.
  * <p>
+ * A relay has up to {@code inFlightBatches} batches in flight, each on a thread of its own (a {@link Slot}):
+ * while one batch is published and recorded the next is claimed, so a new event does not wait for the cycle
+ * before it. The claims take turns; the order guard keeps every aggregate in at most one batch at a time,
+ * exactly as between two relays. A wake-up starts one idle slot; a slot that claimed a full batch wakes
+ * another, since more is likely waiting.
+ * <p>
  * The relay keeps only its own policy: the claim ({@link BatchClaim}), the waves ({@link Waves}), the
- * outcomes ({@link Outcomes}) and their recording ({@link Recorder}); its thread, idle back-off and
+ * outcomes ({@link Outcomes}) and their recording ({@link Recorder}); its threads, idle back-off and
  * wake-ups are the polling engine's ({@link PollLoop}).
  */
 public final class Relay implements AutoCloseable {
@@ -42,19 +48,16 @@ public final class Relay implements AutoCloseable {
     private final Settings settings;
     private final RelayConfig config;
     private final Sender sender;
-    private final LeaseKeeper keeper;
     private final BatchClaim claim;
-    private final Waves waves;
+    private final Slot[] slots;
     private final Outcomes outcomes;
     private final Recorder recorder;
     private final DataSource pool;
     private final HikariDataSource ownedPool;
     private final PollLoop loop;
-    private final ReentrantLock cycleLock = new ReentrantLock();
     /** Set when close() begins: no further wave is handed to the publisher. */
     private volatile boolean closing;
     private boolean started;
-    private volatile List<OutboxRecord> inFlight = List.of();
     private PgNotifications notifications;
     private final Runnable wakeUpHook = this::wakeUp;
 
@@ -72,13 +75,16 @@ public final class Relay implements AutoCloseable {
                     config.poolSize() + (config.listen() ? 1 : 0), settings.dialect().relayPoolInitSql(config.asyncCommit()));
             this.pool = ownedPool;
         }
-        this.keeper = new LeaseKeeper(config.instanceId(), pool, leases, config.lease(), settings::now);
         this.claim = new BatchClaim(settings, config, pool);
-        this.waves = new Waves(config, sender, keeper, () -> closing);
+        this.slots = new Slot[config.inFlightBatches()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new Slot(config, sender, new LeaseKeeper(config.instanceId(), pool, leases, config.lease(),
+                    settings::now), () -> closing);
+        }
         this.outcomes = new Outcomes(config);
         this.recorder = new Recorder(settings, config, pool, leases, () -> closing);
-        this.loop = new PollLoop(config.owner(), "postbox-relay-" + config.instanceId(), 1, config.pollMin(),
-                config.pollMax(), log);
+        this.loop = new PollLoop(config.owner(), "postbox-relay-" + config.instanceId(), slots.length,
+                config.pollMin(), config.pollMax(), log);
     }
 
     private boolean listens() {
@@ -134,7 +140,11 @@ public final class Relay implements AutoCloseable {
 
     /** Successful lease renewals so far; for tests. */
     long keeperRenewals() {
-        return keeper.renewals();
+        long renewals = 0;
+        for (Slot slot : slots) {
+            renewals += slot.keeper.renewals();
+        }
+        return renewals;
     }
 
     /** Starts the relay's thread; returns this relay. Calling it twice, or after close(), is an error. */
@@ -147,17 +157,19 @@ public final class Relay implements AutoCloseable {
         }
         started = true;
         loop.start(i -> new PollLoop.Body() {
+            private final Slot slot = slots[i];
+
             @Override
             public PollLoop.Outcome turn() {
                 if (closing) { // close() began and is closing the notifications first: claim nothing more
                     return PollLoop.Outcome.NONE;
                 }
-                return runOnce().claimed() > 0 ? PollLoop.Outcome.MORE : PollLoop.Outcome.NONE;
+                return run(slot).claimed() > 0 ? PollLoop.Outcome.MORE : PollLoop.Outcome.NONE;
             }
 
             @Override
             public void exit(Throwable died) {
-                List<OutboxRecord> unrecorded = inFlight;
+                List<OutboxRecord> unrecorded = slot.inFlight;
                 if (!unrecorded.isEmpty()) {
                     recorder.giveBack(unrecorded, died == null ? "stopped with a batch in flight"
                             : "thread died with a batch in flight");
@@ -168,58 +180,69 @@ public final class Relay implements AutoCloseable {
         if (listens()) {
             notifications = new PgNotifications(pool, settings.tables().outbox(), this::wakeUp, config.instanceId()).start();
         }
-        log.info("Relay {} started: batch {}, lease {}, send timeout {}, {} ({})", config.instanceId(), config.batchSize(),
-                config.lease(), config.sendTimeout(), config.ordered() ? "ordered per aggregate" : "unordered",
+        log.info("Relay {} started: batch {}, {} in flight, lease {}, send timeout {}, {} ({})", config.instanceId(),
+                config.batchSize(), slots.length, config.lease(), config.sendTimeout(), config.ordered() ? "ordered per aggregate" : "unordered",
                 settings.dialect().name());
         return this;
     }
 
-    /** Ends the current idle wait at once (after a commit in this JVM, or a database notification). */
+    /**
+     * Ends the idle wait of one of the relay's threads at once (after a commit in this JVM, or a database
+     * notification); when all are busy, the next to finish claims again at once.
+     */
     public void wakeUp() {
-        loop.wakeUp();
+        loop.wakeUpOne();
     }
 
     /**
      * Runs one cycle on the calling thread: claim up to the batch size, publish, record. Serialized with
-     * the relay's own thread.
+     * the relay's first thread (the others may run a cycle meanwhile, as another relay would).
      */
     public Cycle runOnce() {
-        cycleLock.lock();
+        return run(slots[0]);
+    }
+
+    private Cycle run(Slot slot) {
+        slot.cycleLock.lock();
         try {
-            return cycle();
+            return cycle(slot);
         } finally {
-            cycleLock.unlock();
+            slot.cycleLock.unlock();
         }
     }
 
-    private Cycle cycle() {
+    private Cycle cycle(Slot slot) {
         long started = System.nanoTime();
         List<OutboxRecord> claimed = claim.claim(settings.now());
         if (claimed.isEmpty()) {
             return Cycle.EMPTY;
         }
-        inFlight = claimed;
+        if (claimed.size() >= config.batchSize() && slots.length > 1) {
+            loop.wakeUpOne(); // a full batch: more is likely waiting, and another slot can claim it now
+        }
+        LeaseKeeper keeper = slot.keeper;
+        slot.inFlight = claimed;
         keeper.begin(claimed, started, System.nanoTime() + config.sendTimeout().toNanos());
         try {
-            return publishAndRecord(claimed, started);
+            return publishAndRecord(slot, claimed, started);
         } catch (Throwable e) { // anything not contained below: the leases go back now, not after the lease
             keeper.end();
             recorder.giveBack(claimed, "cycle failed (" + Failures.describe(e) + ")");
             throw e;
         } finally {
             keeper.end();
-            inFlight = List.of();
+            slot.inFlight = List.of();
         }
     }
 
-    private Cycle publishAndRecord(List<OutboxRecord> claimed, long started) {
+    private Cycle publishAndRecord(Slot slot, List<OutboxRecord> claimed, long started) {
         Failures.safely(log, config.owner(), () -> config.listener().claimed(config.instanceId(), claimed.size(),
                 Duration.ofNanos(System.nanoTime() - started)));
         Outcomes.Split split = outcomes.split(claimed);
-        List<PublishResult> results = waves.publish(split.toSend(), split.failures());
+        List<PublishResult> results = slot.waves.publish(split.toSend(), split.failures());
         Instant done = settings.now();
         Outcomes.Sorted sorted = outcomes.sort(split.toSend(), results, split.failures(), done);
-        keeper.end();
+        slot.keeper.end();
         return recorder.record(sorted, done, started, split.takenOver());
     }
 
@@ -243,7 +266,9 @@ public final class Relay implements AutoCloseable {
         }
         boolean stillWorking = !loop.close(config.shutdownTimeout(), config.sendTimeout().plusSeconds(1)).isEmpty()
                 || !runOnceDone();
-        keeper.close();
+        for (Slot slot : slots) {
+            slot.keeper.close();
+        }
         sender.close();
         if (stillWorking) {
             log.warn("Relay {}: still publishing after the shutdown timeout {} plus the send timeout {} (a publisher"
@@ -260,8 +285,9 @@ public final class Relay implements AutoCloseable {
     private boolean runOnceDone() {
         try {
             long ms = config.shutdownTimeout().toMillis() + config.sendTimeout().toMillis();
-            if (cycleLock.tryLock(ms, TimeUnit.MILLISECONDS)) {
-                cycleLock.unlock();
+            ReentrantLock first = slots[0].cycleLock;
+            if (first.tryLock(ms, TimeUnit.MILLISECONDS)) {
+                first.unlock();
                 return true;
             }
             return false;

@@ -34,6 +34,7 @@ public final class RelayBuilder {
     Duration pollMin = RelayDefaults.POLL_MIN;
     Duration pollMax = RelayDefaults.POLL_MAX;
     int poolSize = RelayDefaults.POOL_SIZE;
+    int inFlightBatches = RelayDefaults.IN_FLIGHT_BATCHES;
     Duration shutdownTimeout = RelayDefaults.SHUTDOWN_TIMEOUT;
     boolean ordered = true;
     Set<String> unorderedTopics = new LinkedHashSet<>();
@@ -109,6 +110,19 @@ public final class RelayBuilder {
     /** Connections of the relay's own pool; default {@value RelayDefaults#POOL_SIZE}. */
     public RelayBuilder poolSize(int poolSize) {
         this.poolSize = poolSize;
+        return this;
+    }
+
+    /**
+     * How many batches this relay has in flight at once, each on a thread of its own; default
+     * {@value RelayDefaults#IN_FLIGHT_BATCHES}, at most {@value RelayDefaults#MAX_IN_FLIGHT_BATCHES}. While
+     * one batch is being published and its outcomes recorded, the next is claimed and sent: under a steady
+     * stream a new event does not wait for the cycle before it, and a backlog drains with the claim of one
+     * batch overlapping the publish of the other. Order is kept as between two relays: an aggregate's later
+     * events cannot be claimed while an earlier one is in flight in any batch. 1: one cycle at a time.
+     */
+    public RelayBuilder inFlightBatches(int inFlightBatches) {
+        this.inFlightBatches = inFlightBatches;
         return this;
     }
 
@@ -236,6 +250,7 @@ public final class RelayBuilder {
         Check.key("instanceId", instanceId, 128);
         Check.range("batchSize", batchSize, 1, RelayDefaults.MAX_BATCH_SIZE);
         Check.range("poolSize", poolSize, 1, 64);
+        Check.range("inFlightBatches", inFlightBatches, 1, RelayDefaults.MAX_IN_FLIGHT_BATCHES);
         positive("leaseDuration", lease);
         positive("sendTimeout", sendTimeout);
         positive("pollInterval.min", pollMin);
@@ -267,7 +282,7 @@ public final class RelayBuilder {
             Check.required("unorderedTopics", topic, 128);
         }
         return new Relay(settings, new RelayConfig(publisher, instanceId, batchSize, lease, sendTimeout, pollMin,
-                pollMax, poolSize, shutdownTimeout, ordered, unorderedTopics, retryPolicy, retryPolicies, classifier,
+                pollMax, poolSize, inFlightBatches, shutdownTimeout, ordered, unorderedTopics, retryPolicy, retryPolicies, classifier,
                 listener, dataSource, listen, asyncCommit, maxLeaseExpiries, skew, clockSkewCheck));
     }
 

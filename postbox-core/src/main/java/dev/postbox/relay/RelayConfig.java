@@ -19,10 +19,11 @@ import java.util.Set;
  * keep their order, which is the order of their IN list in the claim's SQL).
  *
  * @param dataSource  the data source handed in, or null: the relay opens a pool of its own
+ * @param inFlightBatches how many cycles run at once, each on its own thread with its own batch
  * @param maxClockSkew the resolved bound (never null), checked only when {@code clockSkewCheck}
  */
 record RelayConfig(Publisher publisher, String instanceId, int batchSize, Duration lease, Duration sendTimeout,
-                   Duration pollMin, Duration pollMax, int poolSize, Duration shutdownTimeout, boolean ordered,
+                   Duration pollMin, Duration pollMax, int poolSize, int inFlightBatches, Duration shutdownTimeout, boolean ordered,
                    Set<String> unorderedTopics, RetryPolicy retryPolicy, Map<String, RetryPolicy> retryPolicies,
                    ErrorClassifier classifier, RelayListener listener, DataSource dataSource, boolean listen,
                    boolean asyncCommit, int maxLeaseExpiries, Duration maxClockSkew, boolean clockSkewCheck) {

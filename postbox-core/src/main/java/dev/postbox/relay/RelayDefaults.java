@@ -37,6 +37,12 @@ public final class RelayDefaults {
     public static final Duration POLL_MAX = Duration.ofMillis(500);
     /** Connections in the relay's own pool. */
     public static final int POOL_SIZE = 2;
+
+    /** Batches one relay has in flight at once: the next is claimed while one is published and recorded. */
+    public static final int IN_FLIGHT_BATCHES = 2;
+
+    /** Most batches one relay may have in flight at once. */
+    public static final int MAX_IN_FLIGHT_BATCHES = 8;
     /** How long close() lets an in-flight batch finish before giving its leases back. */
     public static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(15);
 

@@ -62,14 +62,14 @@ class H2RelayConfigFrozenTest extends DatabaseContract {
         RelayListener first = listener("first");
         RelayBuilder builder = postbox.relay(publisher).instanceId("frozen-1").batchSize(40)
                 .leaseDuration(Duration.ofSeconds(6)).sendTimeout(Duration.ofSeconds(3))
-                .pollInterval(Duration.ofMillis(20), Duration.ofMillis(400)).poolSize(3)
+                .pollInterval(Duration.ofMillis(20), Duration.ofMillis(400)).poolSize(3).inFlightBatches(3)
                 .shutdownTimeout(Duration.ofSeconds(4)).ordered(true).unorderedTopics(topics)
                 .retryPolicy(daily).retryPolicy("ORDER_CHANGED", hourly).errorClassifier(classifier)
                 .listener(first).listenForNotifications(false).asyncCommit(false).maxLeaseExpiries(7)
                 .maxClockSkew(Duration.ofMillis(900)).clockSkewCheck(true);
         try (Relay relay = builder.build()) {
             RelayConfig expected = new RelayConfig(publisher, "frozen-1", 40, Duration.ofSeconds(6),
-                    Duration.ofSeconds(3), Duration.ofMillis(20), Duration.ofMillis(400), 3, Duration.ofSeconds(4),
+                    Duration.ofSeconds(3), Duration.ofMillis(20), Duration.ofMillis(400), 3, 3, Duration.ofSeconds(4),
                     true, Set.of("free", "loose"), daily, perType, classifier, first, null, false, false, 7,
                     Duration.ofMillis(900), true);
             assertThat(relay.config()).isEqualTo(expected);
@@ -77,7 +77,7 @@ class H2RelayConfigFrozenTest extends DatabaseContract {
             topics.add("added-to-the-callers-set");
             builder.instanceId("frozen-2").batchSize(1).leaseDuration(Duration.ofSeconds(60))
                     .sendTimeout(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(1), Duration.ofSeconds(9))
-                    .poolSize(9).shutdownTimeout(Duration.ofSeconds(99)).ordered(false)
+                    .poolSize(9).inFlightBatches(1).shutdownTimeout(Duration.ofSeconds(99)).ordered(false)
                     .unorderedTopics(Set.of("other")).retryPolicy(hourly).retryPolicy("ORDER_CHANGED", daily)
                     .retryPolicy("NEW_TYPE", daily).errorClassifier(ErrorClassifier.DEFAULT)
                     .listener(listener("second")).dataSource(ds).listenForNotifications(true).asyncCommit(true)

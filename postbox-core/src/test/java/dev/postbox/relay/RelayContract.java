@@ -536,4 +536,61 @@ public abstract class RelayContract extends DatabaseContract {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> postbox.admin().cancel("order.event-1", "", "x"))
                 .isInstanceOf(dev.postbox.common.ValidationException.class).hasMessageContaining("actor");
     }
+
+    /**
+     * With two batches in flight, the next batch is claimed and published while the first is still out: a
+     * slow send of one batch does not hold back events of other aggregates, and the later events of the slow
+     * batch's aggregates wait for it, so every aggregate stays in order.
+     */
+    @Test
+    void withTwoBatchesInFlightTheNextIsPublishedWhileTheFirstIsStillOutAndOrderHolds() throws Exception {
+        writeEvents(60, 20, "order.event"); // 3 events for each of 20 aggregates
+        Receiver receiver = new Receiver();
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.Set<String> slowAggregates = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Publisher firstCallSlow = records -> {
+            boolean slow = calls.getAndIncrement() == 0;
+            List<CompletionStage<PublishResult>> out = new ArrayList<>();
+            for (OutboxRecord r : records) {
+                if (slow) {
+                    slowAggregates.add(r.aggregateId());
+                    out.add(CompletableFuture.supplyAsync(() -> {
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        receiver.accept(r);
+                        return PublishResult.published();
+                    }));
+                } else {
+                    receiver.accept(r);
+                    out.add(CompletableFuture.completedFuture(PublishResult.published()));
+                }
+            }
+            return out;
+        };
+        try (Relay relay = relay(firstCallSlow, "pipelined").batchSize(8).inFlightBatches(2)
+                .sendTimeout(Duration.ofSeconds(20)).start()) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (receiver.distinct() < 60 - 24 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            // the first batch (8 events, 2 aggregates with followers) is still out: the other 18 aggregates'
+            // events went out through the second slot meanwhile; the slow aggregates' later events did not
+            assertThat(release.getCount()).isEqualTo(1);
+            assertThat(receiver.distinct()).as("published while the first batch was still out")
+                    .isGreaterThanOrEqualTo(60 - 24);
+            assertThat(receiver.deliveries).noneMatch(r -> slowAggregates.contains(r.aggregateId()));
+            release.countDown();
+            while (receiver.distinct() < 60 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+        }
+        assertThat(receiver.distinct()).isEqualTo(60);
+        assertThat(receiver.duplicates()).isZero();
+        assertThat(receiver.orderViolations()).isEmpty();
+        assertThat(countStatus(OutboxStatus.PUBLISHED)).isEqualTo(60);
+    }
 }

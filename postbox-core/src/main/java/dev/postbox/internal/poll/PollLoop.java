@@ -61,6 +61,8 @@ public final class PollLoop {
     private final List<Thread> threads = new ArrayList<>();
     private final List<Body> bodies = new ArrayList<>();
     private boolean woken;
+    /** Wake-ups for one thread each ({@link #wakeUpOne()}) not yet taken by a thread. */
+    private int tokens;
     private volatile boolean closing;
     private volatile Throwable died;
 
@@ -106,6 +108,18 @@ public final class PollLoop {
         synchronized (signal) {
             woken = true;
             signal.notifyAll();
+        }
+    }
+
+    /**
+     * Ends the idle wait of one thread, or, when every thread is busy, lets the next one that ends its turn
+     * start another at once (a wake-up is taken by exactly one thread; at most one per thread is kept). For
+     * jobs whose threads each take a share of the work: one new piece of work starts one turn, not all.
+     */
+    public void wakeUpOne() {
+        synchronized (signal) {
+            tokens = Math.min(tokens + 1, threadCount);
+            signal.notify();
         }
     }
 
@@ -169,7 +183,7 @@ public final class PollLoop {
                 idleMs = Math.max(idleMs, pollMaxMs);
             }
             synchronized (signal) {
-                if (!woken && !closing) {
+                if (!woken && tokens == 0 && !closing) {
                     try {
                         signal.wait(idleMs);
                     } catch (InterruptedException e) {
@@ -179,6 +193,9 @@ public final class PollLoop {
                 }
                 if (woken) {
                     woken = false;
+                    idleMs = pollMinMs;
+                } else if (tokens > 0) {
+                    tokens--;
                     idleMs = pollMinMs;
                 } else {
                     idleMs = Math.min(idleMs * 2, pollMaxMs);

@@ -59,6 +59,54 @@ class PollLoopBehaviourTest {
     }
 
     @Test
+    void aWakeUpForOneStartsExactlyOneIdleThread() throws Exception {
+        AtomicInteger turns = new AtomicInteger();
+        PollLoop loop = loop(3, Duration.ofSeconds(30), Duration.ofSeconds(30));
+        loop.start(i -> () -> {
+            turns.incrementAndGet();
+            return PollLoop.Outcome.NONE;
+        });
+        awaitTrue(() -> turns.get() == 3, Duration.ofSeconds(2)); // every thread's first turn; all wait 30 s now
+        Thread.sleep(100);
+        loop.wakeUpOne();
+        awaitTrue(() -> turns.get() == 4, Duration.ofSeconds(2));
+        Thread.sleep(300);
+        assertThat(turns).as("one wake-up, one turn").hasValue(4);
+        loop.wakeUpOne();
+        loop.wakeUpOne();
+        awaitTrue(() -> turns.get() == 6, Duration.ofSeconds(2));
+        Thread.sleep(300);
+        assertThat(turns).as("two wake-ups, two turns").hasValue(6);
+        loop.wakeUp();
+        awaitTrue(() -> turns.get() == 9, Duration.ofSeconds(2));
+        assertThat(turns).as("a wake-up for all: every thread").hasValue(9);
+        loop.close(Duration.ofSeconds(2), Duration.ofSeconds(1));
+    }
+
+    @Test
+    void aWakeUpForOneWhileEveryThreadIsBusyStartsAnotherTurnRightAfterTheCurrentOne() throws Exception {
+        CountDownLatch inTurn = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger turns = new AtomicInteger();
+        PollLoop loop = loop(1, Duration.ofSeconds(30), Duration.ofSeconds(30));
+        loop.start(i -> () -> {
+            if (turns.incrementAndGet() == 1) {
+                inTurn.countDown();
+                release.await();
+            }
+            return PollLoop.Outcome.NONE;
+        });
+        assertThat(inTurn.await(2, TimeUnit.SECONDS)).isTrue();
+        loop.wakeUpOne(); // nobody idle: kept for the thread that ends its turn next
+        loop.wakeUpOne(); // at most one per thread is kept
+        release.countDown();
+        awaitTrue(() -> turns.get() == 2, Duration.ofSeconds(2));
+        Thread.sleep(300);
+        assertThat(turns).as("the kept wake-up started one turn at once, not a second one").hasValue(2);
+        loop.close(Duration.ofSeconds(2), Duration.ofSeconds(1));
+    }
+
+    @Test
     void aTurnThatThrowsIsContainedAndBackedOffFromAndTheLoopGoesOn() throws Exception {
         AtomicInteger turns = new AtomicInteger();
         PollLoop loop = loop(1, Duration.ofMillis(10), Duration.ofMillis(50));

@@ -136,6 +136,7 @@ public class PostboxAutoConfiguration {
                     .sendTimeout(r.getSendTimeout())
                     .pollInterval(r.getPollIntervalMin(), r.getPollIntervalMax())
                     .poolSize(r.getPoolSize())
+                    .inFlightBatches(r.getInFlightBatches())
                     .shutdownTimeout(r.getShutdownTimeout())
                     .ordered(r.isOrdered())
                     .unorderedTopics(r.getUnorderedTopics())

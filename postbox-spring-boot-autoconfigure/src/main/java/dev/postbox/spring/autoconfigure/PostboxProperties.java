@@ -190,6 +190,12 @@ public class PostboxProperties {
         /** Connections of the relay's own pool (1..64); never taken from the application's pool. */
         private int poolSize = RelayDefaults.POOL_SIZE;
 
+        /**
+         * Batches the relay has in flight at once (1..8), each on its own thread: the next is claimed while
+         * one is published and recorded.
+         */
+        private int inFlightBatches = RelayDefaults.IN_FLIGHT_BATCHES;
+
         /** How long shutdown waits for the cycle in progress before giving the leases back. */
         private Duration shutdownTimeout = RelayDefaults.SHUTDOWN_TIMEOUT;
 
@@ -267,6 +273,14 @@ public class PostboxProperties {
 
         public void setPoolSize(int poolSize) {
             this.poolSize = poolSize;
+        }
+
+        public int getInFlightBatches() {
+            return inFlightBatches;
+        }
+
+        public void setInFlightBatches(int inFlightBatches) {
+            this.inFlightBatches = inFlightBatches;
         }
 
         public Duration getShutdownTimeout() {

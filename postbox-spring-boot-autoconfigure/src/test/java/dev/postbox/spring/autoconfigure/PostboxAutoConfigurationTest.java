@@ -262,6 +262,9 @@ class PostboxAutoConfigurationTest {
         runner(TestDatabase.h2()).withPropertyValues("postbox.table-prefix=Bad-Prefix").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
                         .hasMessageContaining("postbox.table-prefix"));
+        runner(TestDatabase.h2()).withPropertyValues("postbox.relay.in-flight-batches=9").run(ctx ->
+                assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
+                        .hasMessageContaining("postbox.relay.in-flight-batches").hasMessageContaining("8"));
         runner(TestDatabase.h2()).withPropertyValues("postbox.notify-interval=2s").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
                         .hasMessageContaining("postbox.notify-interval").hasMessageContaining("1 s"));
