@@ -89,18 +89,12 @@ class MariaDbClaimPlanTest extends DatabaseContract {
     }
 
     @Test
-    final void lockingSelectReadsOnlyTheChosenIdsByPrimaryKey() throws Exception {
-        List<Object> params = new ArrayList<>(ids(2001, 250));
-        params.addAll(List.of(Instant.now(), Instant.now(), 125));
-        List<Map<String, String>> plan = explain(claimer.lockSql(250), params);
-        assertThat(plan).hasSize(1);
-        assertThat(plan.get(0).get("key")).as(text(plan)).isEqualTo("PRIMARY");
-        assertThat(plan.get(0).get("type")).as(text(plan)).isEqualTo("range");
-    }
-
-    @Test
-    final void outcomeUpdateFindsItsRowsByPrimaryKey() throws Exception {
-        List<Long> ids = ids(2001, 500);
+    final void outcomeUpdateFindsItsRowsByPrimaryKeyAlsoWhenTheStatusRangeIsAsShort() throws Exception {
+        // the batch recorded is every in-flight row, as many as the (status, lock_until) range holds: a tie on
+        // the estimates, which MariaDB breaks for the status index (with statistics, too) and then walks
+        // every relay's in-flight rows once there are more
+        exec("ANALYZE TABLE " + table);
+        List<Long> ids = ids(2001, 600);
         List<Object> params = new ArrayList<>(List.of(Instant.now(), Instant.now()));
         params.addAll(ids);
         params.add("other");
