@@ -32,7 +32,7 @@ public final class Schema {
 
     /** Every schema version, in order. A new version appends a file name here. */
     static final List<String> VERSIONS = List.of("V1__postbox_tables.sql", "V2__relay.sql", "V3__database_ids.sql",
-            "V4__relay_leases.sql");
+            "V4__relay_leases.sql", "V5__guard_index.sql");
 
     private static final Logger log = LoggerFactory.getLogger(Schema.class);
     private static final Pattern DEFAULT_NAMES =
@@ -71,11 +71,16 @@ public final class Schema {
      * these scripts are recognised and recorded as version 1 without being touched.
      */
     public void install() {
+        install(VERSIONS.size());
+    }
+
+    /** {@link #install()} up to version {@code upTo} only (what an older Postbox installed; for the upgrade tests). */
+    void install(int upTo) {
         try (Connection c = dataSource.getConnection()) {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(true);
             try {
-                withLock(c, () -> installLocked(c));
+                withLock(c, () -> installLocked(c, upTo));
             } finally {
                 c.setAutoCommit(autoCommit);
             }
@@ -94,7 +99,7 @@ public final class Schema {
         }
     }
 
-    private void installLocked(Connection c) throws SQLException {
+    private void installLocked(Connection c, int upTo) throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute("""
                     CREATE TABLE IF NOT EXISTS %s (
@@ -109,7 +114,7 @@ public final class Schema {
             installed = 1;
         }
         for (Script script : scripts()) {
-            if (script.version() <= installed) {
+            if (script.version() <= installed || script.version() > upTo) {
                 continue;
             }
             log.info("Installing Postbox schema {} ({}) with prefix '{}'", script.fileName(), dialect.name(), tables.prefix());

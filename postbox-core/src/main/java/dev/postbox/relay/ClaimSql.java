@@ -56,7 +56,22 @@ final class ClaimSql {
     final String expiredSelect;
 
     ClaimSql(String table, boolean ordered, Set<String> unorderedTopics) {
-        this(table, ordered, unorderedTopics, Probes.FIRST_UNFINISHED, "", "");
+        this(table, ordered, unorderedTopics, Probes.FIRST_UNFINISHED, Hints.NONE);
+    }
+
+    /**
+     * Index hints (MySQL's {@code FORCE INDEX (...)}, else empty) that pin each statement to the index its
+     * shape was written for, so that missing or stale statistics (a table filled seconds ago, before InnoDB
+     * sampled it) cannot turn a claim into a scan and sort of every row of a status.
+     *
+     * @param pending the pending select: {@code (status, id)}
+     * @param due     the due select: {@code (status, next_retry_time, retry_count)}
+     * @param expired the expired select: {@code (status, lock_until)}
+     * @param probe   the guard's probes: {@code (aggregate, status, deleted, id)}; the planner may otherwise
+     *                pick a status index and walk every in-flight or dead row per candidate
+     */
+    record Hints(String pending, String due, String expired, String probe) {
+        static final Hints NONE = new Hints("", "", "", "");
     }
 
     /** How the order guard looks for an earlier unfinished event of the same aggregate. */
@@ -80,21 +95,18 @@ final class ClaimSql {
     }
 
     /**
-     * @param probes      the form of the order guard; the per-status forms are for planners (MySQL, H2) that
-     *                    cannot use an IN list in the middle of the (aggregate, status, id) index
-     * @param pendingHint index hint for the pending select (MySQL)
-     * @param probeHint   index hint for the guard's probes (MySQL: its planner may otherwise pick the
-     *                    status index and walk every in-flight or dead row per candidate)
+     * @param probes the form of the order guard; the per-status forms are for planners (MySQL, H2) that
+     *               cannot use an IN list in the middle of the (aggregate, status, id) index
+     * @param hints  index hints per statement ({@link Hints#NONE} where the dialect has none)
      */
-    ClaimSql(String table, boolean ordered, Set<String> unorderedTopics, Probes probes, String pendingHint,
-             String probeHint) {
+    ClaimSql(String table, boolean ordered, Set<String> unorderedTopics, Probes probes, Hints hints) {
         this.table = table;
         this.claimable = """
                 e.deleted = 0 AND e.publish_status IN (%s) AND (e.publish_status = %d\
                  OR (e.publish_status = %d AND e.next_retry_time <= ?)\
                  OR (e.publish_status = %d AND e.lock_until <= ?))"""
                 .formatted(StatusCodes.CLAIMABLE_LIST, PENDING, FAILED, PUBLISHING);
-        this.orderGuard = ordered ? guard(table, unorderedTopics, probes, probeHint) : "";
+        this.orderGuard = ordered ? guard(table, unorderedTopics, probes, hints.probe()) : "";
         // lease_expiries and fail_reason come first: MySQL evaluates SET left to right with new values.
         // The takeover mark is this claim's only: an older one (an event given back or retried by hand
         // after a takeover) goes, so that the relay counts exactly the takeovers of this claim.
@@ -106,15 +118,18 @@ final class ClaimSql {
                  version = version + 1, update_time = ?"""
                 .formatted(PUBLISHING, quoted(LEASE_EXPIRED));
         this.pendingFrom = " FROM %s e%s WHERE e.deleted = 0 AND e.publish_status = %d%s ORDER BY e.publish_status, e.id LIMIT ?"
-                .formatted(table, pendingHint, PENDING, orderGuard);
+                .formatted(table, hints.pending(), PENDING, orderGuard);
+        // retry_count is in the order because it is in the index (status, next_retry_time, retry_count):
+        // ordered as the index is, the select stops after its limit; ordered by id after next_retry_time it
+        // would read, guard and sort every due row first (a backlog of retries after a broker outage)
         this.dueFrom = """
-                \sFROM %s e WHERE e.deleted = 0 AND e.publish_status = %d AND e.next_retry_time <= ?%s\
-                 ORDER BY e.publish_status, e.next_retry_time, e.id LIMIT ?"""
-                .formatted(table, FAILED, orderGuard);
+                \sFROM %s e%s WHERE e.deleted = 0 AND e.publish_status = %d AND e.next_retry_time <= ?%s\
+                 ORDER BY e.publish_status, e.next_retry_time, e.retry_count, e.id LIMIT ?"""
+                .formatted(table, hints.due(), FAILED, orderGuard);
         this.expiredFrom = """
-                \sFROM %s e WHERE e.deleted = 0 AND e.publish_status = %d AND e.lock_until <= ?%s\
+                \sFROM %s e%s WHERE e.deleted = 0 AND e.publish_status = %d AND e.lock_until <= ?%s\
                  ORDER BY e.publish_status, e.lock_until, e.id LIMIT ?"""
-                .formatted(table, PUBLISHING, orderGuard);
+                .formatted(table, hints.expired(), PUBLISHING, orderGuard);
         this.pendingSelect = select(columns, pendingFrom);
         this.dueSelect = select(columns, dueFrom);
         this.expiredSelect = select(columns, expiredFrom);

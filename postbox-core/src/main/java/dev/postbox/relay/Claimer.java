@@ -50,9 +50,11 @@ interface Claimer {
             case "postgresql" -> new PostgresClaimer(dialect, new ClaimSql(table, ordered, unorderedTopics));
             case "mysql" -> new LockingSelectClaimer(dialect,
                     new ClaimSql(table, ordered, unorderedTopics, ClaimSql.Probes.FIRST_ID_PER_STATUS,
-                            dialect.forceIndex("idx_status_id"), dialect.forceIndex("idx_aggregate_status")));
+                            new ClaimSql.Hints(dialect.forceIndex("idx_status_id"),
+                                    dialect.forceIndex("idx_status_retry_time"), dialect.forceIndex("idx_status_lock_until"),
+                                    dialect.forceIndex("idx_aggregate_status"))));
             default -> new ConditionalClaimer(dialect, new ClaimSql(table, ordered, unorderedTopics,
-                    ClaimSql.Probes.NOT_EXISTS_PER_STATUS, "", ""));
+                    ClaimSql.Probes.NOT_EXISTS_PER_STATUS, ClaimSql.Hints.NONE));
         };
     }
 }

@@ -72,11 +72,7 @@ final class Leases {
         if (dialect.idArrays()) {
             return fencedArrays(c, events, owner, set, first, second);
         }
-        String sql = """
-                UPDATE %s SET %s WHERE id IN (%s) AND locked_by = ? AND publish_status = %d\
-                 AND (id, version) IN (%s)"""
-                .formatted(table, set, ClaimSql.placeholders(events.size()), StatusCodes.PUBLISHING,
-                        String.join(", ", java.util.Collections.nCopies(events.size(), "(?, ?)")));
+        String sql = inListUpdateSql(set, events.size());
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
             dialect.bindTime(ps, i++, first);
@@ -91,6 +87,20 @@ final class Leases {
             }
             return ps.executeUpdate();
         }
+    }
+
+    /**
+     * {@link #fencedUpdate}'s statement for {@code n} events elsewhere (MySQL); parameters: the two times, the
+     * ids, the owner, the (id, version) pairs. By primary key: on a table whose statistics InnoDB has not
+     * sampled since it was filled, MariaDB walks the (status, lock_until) index over every relay's in-flight
+     * rows instead.
+     */
+    String inListUpdateSql(String set, int n) {
+        return """
+                UPDATE %s%s SET %s WHERE id IN (%s) AND locked_by = ? AND publish_status = %d\
+                 AND (id, version) IN (%s)"""
+                .formatted(table, dialect.forceIndex("PRIMARY"), set, ClaimSql.placeholders(n), StatusCodes.PUBLISHING,
+                        String.join(", ", java.util.Collections.nCopies(n, "(?, ?)")));
     }
 
     /** {@link #fencedUpdate} as one statement joining the (id, version) arrays by primary key. */

@@ -31,9 +31,10 @@ final class LockingSelectClaimer implements Claimer {
 
     private final Dialect dialect;
     private final ClaimSql s;
-    private final String pendingSql;
-    private final String dueSql;
-    private final String expiredSql;
+    /** The candidate selects, as run (package-private for the plan tests). */
+    final String pendingSql;
+    final String dueSql;
+    final String expiredSql;
 
     LockingSelectClaimer(Dialect dialect, ClaimSql s) {
         this.dialect = dialect;
@@ -79,11 +80,20 @@ final class LockingSelectClaimer implements Claimer {
         return claimed;
     }
 
+    /**
+     * The locking select of {@code n} ids; parameters: the ids, now, the takeover cutoff, the limit. By primary
+     * key whatever the statistics say: through a status index the locking read would walk (and skip) other
+     * relays' rows of that status instead of reading just these ids.
+     */
+    String lockSql(int n) {
+        return "SELECT %s FROM %s e%s WHERE e.id IN (%s) AND %s ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED"
+                .formatted(s.columns, s.table, dialect.forceIndex("PRIMARY"), ClaimSql.placeholders(n), s.claimable);
+    }
+
     /** Locks the first {@code limit} of {@code ids} that are still claimable and not locked by another claim. */
     private List<OutboxRecord> lock(Connection c, List<Long> ids, int limit, Instant now, Instant takeoverBefore)
             throws SQLException {
-        String sql = "SELECT %s FROM %s e WHERE e.id IN (%s) AND %s ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED"
-                .formatted(s.columns, s.table, ClaimSql.placeholders(ids.size()), s.claimable);
+        String sql = lockSql(ids.size());
         List<OutboxRecord> rows = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;

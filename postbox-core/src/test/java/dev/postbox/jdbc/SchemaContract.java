@@ -110,6 +110,48 @@ public abstract class SchemaContract extends DatabaseContract {
         assertThat(queryLong("SELECT MIN(id) FROM old_admin_log")).isPositive();
     }
 
+    /**
+     * What version 5 changed for this dialect's order guard: the columns of its index on the outbox, in order,
+     * or empty where version 5 changes nothing (PostgreSQL).
+     */
+    protected List<String> guardIndexColumns(String outboxTable) throws Exception {
+        return List.of();
+    }
+
+    @Test
+    final void aPopulatedInstallOfVersionFourIsUpgradedInPlaceWithEveryRow() throws Exception {
+        Postbox v4 = newPostbox(b -> b.tablePrefix("v4_"));
+        v4.schema().install(4);
+        assertThat(v4.schema().installedVersion()).isEqualTo(4);
+        String outbox = v4.tables().outbox();
+        List<String> before = guardIndexColumns(outbox);
+        for (int i = 0; i < 300; i++) {
+            int n = i;
+            inTx(c -> v4.outbox().write(c, OutboxEvent.builder().eventNo("V4-" + n).aggregate("ORDER", "O-" + n % 7)
+                    .eventType("X").channel("MQ").payload("{}").build()));
+        }
+        // every status, and soft-deleted rows, as a running installation has them
+        exec("UPDATE " + outbox + " SET publish_status = 2 WHERE id % 5 = 0");
+        exec("UPDATE " + outbox + " SET publish_status = 5 WHERE id % 5 = 1");
+        exec("UPDATE " + outbox + " SET publish_status = 3 WHERE id % 5 = 2");
+        exec("UPDATE " + outbox + " SET deleted = 1 WHERE id % 10 = 3");
+        String census = "SELECT COUNT(*) * 1000 + SUM(publish_status * 10 + deleted) FROM " + outbox;
+        long rows = queryLong(census);
+
+        v4.schema().install();
+
+        assertThat(v4.schema().installedVersion()).isEqualTo(Schema.VERSIONS.size());
+        assertThat(queryLong(census)).as("every row with its status and deleted flag").isEqualTo(rows);
+        List<String> after = guardIndexColumns(outbox);
+        if (!before.isEmpty()) {
+            assertThat(before).as("version 4").containsExactly("aggregate_type", "aggregate_id", "publish_status", "id");
+            assertThat(after).as("version 5").containsExactly("aggregate_type", "aggregate_id", "publish_status", "deleted", "id");
+        }
+        inTx(c -> v4.outbox().write(c, OutboxEvent.builder().eventNo("V5-1").aggregate("ORDER", "O-1")
+                .eventType("X").channel("MQ").payload("{}").build()));
+        assertThat(count(outbox)).isEqualTo(301);
+    }
+
     private void insertOld(String sql, long id, java.time.Instant time, String json) throws Exception {
         try (Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
