@@ -36,7 +36,8 @@ import java.util.concurrent.CompletionStage;
  *       endpoint must).</li>
  *   <li><b>Nothing reported published after a failure.</b> Once an event of a run is not published, none of
  *       the later events of that run is reported {@link PublishResult.Kind#PUBLISHED}: the publisher reports
- *       them as failures (e.g. {@code retry("not sent: an earlier event of its aggregate failed")}).</li>
+ *       them as failures (e.g. {@code retry("not sent: an earlier event of its aggregate failed")});
+ *       {@link Runs#stopAfterFailure} does this for a target that answers every message on its own.</li>
  *   <li><b>Nothing sent after a failure, where the target allows.</b> Where the failure is known before the
  *       later events are sent (the client refuses a record, an earlier response was an error), the later
  *       events of the run are not sent at all. Where the target fails events one by one after they were
