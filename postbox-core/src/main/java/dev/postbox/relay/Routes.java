@@ -18,7 +18,10 @@ import java.util.concurrent.CompletionStage;
  * Which publisher sends which event: by {@code publish_channel}, optionally narrowed to one
  * {@code topic}. An event with no route goes DEAD with that reason instead of being retried forever.
  * Built once, then immutable and thread-safe; it is itself a {@link Publisher} that splits a batch by
- * route and reassembles the outcomes in order.
+ * route and reassembles the outcomes in order. Its {@linkplain #orderLane order lane} is the routed
+ * publisher's, tagged with that publisher: the events of one call that share a lane all go to that one
+ * publisher, in their order, so its promises carry over; an event routed to another publisher is in
+ * another lane, and so in a later call than its aggregate's earlier event.
  */
 public final class Routes implements Publisher {
 
@@ -81,6 +84,18 @@ public final class Routes implements Publisher {
     Publisher route(OutboxRecord r) {
         Publisher p = r.topic() == null ? null : byChannelAndTopic.get(r.channel() + "\u0000" + r.topic());
         return p != null ? p : byChannel.get(r.channel());
+    }
+
+    /** A lane of one routed publisher. */
+    private record Lane(Publisher publisher, Object lane) {
+    }
+
+    /** The routed publisher's lane, tagged with that publisher; null without a route or without its lane. */
+    @Override
+    public Object orderLane(OutboxRecord event) {
+        Publisher p = route(event);
+        Object lane = p == null ? null : p.orderLane(event);
+        return lane == null ? null : new Lane(p, lane);
     }
 
     @Override

@@ -15,6 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -51,6 +53,14 @@ import java.util.concurrent.CompletionStage;
  * <p>
  * The whole batch is put in flight at once, at most {@link Builder#maxInFlight} requests concurrently
  * (the rest wait for a free slot without blocking the caller). Immutable and thread-safe.
+ * <p>
+ * <b>Order.</b> Within one call, the events of one aggregate (type and id) are sent one after the other:
+ * the next request only once the previous one was answered 2xx; after a failure the rest of that
+ * aggregate's events in the call are not sent ({@code retry("not sent: ...")}, which the relay holds, not
+ * counting an attempt). Different aggregates go in parallel. So the {@linkplain Publisher#orderLane order
+ * lane} is the endpoint, and the relay hands over a whole batch in one call instead of one wave per event
+ * of the longest run. The call's send timeout then covers the whole batch: keep {@code batchSize} times
+ * the endpoint's response time divided by {@link Builder#maxInFlight} well below the relay's send timeout.
  */
 public final class HttpPublisher implements Publisher {
 
@@ -96,14 +106,42 @@ public final class HttpPublisher implements Publisher {
     @Override
     public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
         List<CompletionStage<PublishResult>> out = new ArrayList<>(records.size());
+        Map<List<String>, Previous> last = new HashMap<>(); // each aggregate's latest event in this call
         for (OutboxRecord r : records) {
-            try {
-                out.add(send(r));
-            } catch (RuntimeException e) {
-                out.add(CompletableFuture.failedFuture(e)); // this event only; the relay's classifier decides
-            }
+            List<String> aggregate = Arrays.asList(r.aggregateType(), r.aggregateId());
+            Previous previous = last.get(aggregate);
+            CompletableFuture<PublishResult> stage = previous == null ? sendSafely(r) : after(previous, r);
+            last.put(aggregate, new Previous(r.eventNo(), stage));
+            out.add(stage);
         }
         return out;
+    }
+
+    /** The endpoint: one request per event, an aggregate's next one only after the previous one's 2xx. */
+    @Override
+    public Object orderLane(OutboxRecord event) {
+        return endpointName(event);
+    }
+
+    /** The latest event of an aggregate in a call, and its outcome. */
+    private record Previous(String eventNo, CompletableFuture<PublishResult> outcome) {
+    }
+
+    /** Sends {@code r} once {@code previous} was published; otherwise reports it not sent. */
+    private CompletableFuture<PublishResult> after(Previous previous, OutboxRecord r) {
+        return previous.outcome()
+                .handle((p, e) -> e == null && p != null && p.kind() == PublishResult.Kind.PUBLISHED)
+                .thenCompose(published -> published ? sendSafely(r)
+                        : CompletableFuture.completedFuture(PublishResult.retry("not sent: event " + previous.eventNo()
+                                + " of its aggregate, before it in the same batch, was not published")));
+    }
+
+    private CompletableFuture<PublishResult> sendSafely(OutboxRecord r) {
+        try {
+            return send(r);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e); // this event only; the relay's classifier decides
+        }
     }
 
     private CompletableFuture<PublishResult> send(OutboxRecord r) {

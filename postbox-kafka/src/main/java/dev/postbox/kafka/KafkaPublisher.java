@@ -4,6 +4,7 @@ import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.spi.Envelope;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
+import dev.postbox.spi.Runs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -17,6 +18,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -34,7 +36,17 @@ import java.util.concurrent.CompletionStage;
  *      Relay relay = postbox.relay(Routes.of("KAFKA", kafka)).instanceId("relay-1").start()) { ... }
  * }</pre>
  * The whole batch is handed to the producer at once and every record's outcome is reported by its own
- * callback; no call waits for an acknowledgement. Broker failures are retryable: the producer reconnects
+ * callback; no call waits for an acknowledgement.
+ * <p>
+ * <b>Order lane = the topic</b> ({@link Publisher#orderLane}): the relay hands over a whole batch with
+ * every aggregate's run on one topic in one call. The records of a run share their key, hence their
+ * partition, and the idempotent producer ({@code max.in.flight.requests.per.connection <= 5}) writes a
+ * partition in send order, retrying in order. When a record of a run fails before the producer took it
+ * (no topic, refused by the client as larger than {@code max.request.size}, a metadata timeout), the
+ * later records of its aggregate in the call are not sent: they are reported {@code retry("not sent: ...")}
+ * and the relay holds them behind the failed one. A record the broker rejects later (larger than the
+ * topic's {@code max.message.bytes}) may have records of its run stored after it; those are reported not
+ * published ({@link Runs#stopAfterFailure}), and the relay re-sends them after it (duplicates for the inbox). Broker failures are retryable: the producer reconnects
  * by itself, so the same publisher works again once the broker is back. An event without a topic, a topic
  * that does not exist (with auto-creation off), an invalid topic name, a record too large and an
  * authorization failure go DEAD with the reason. Thread-safe; {@link #close()} closes the producer.
@@ -69,21 +81,44 @@ public final class KafkaPublisher implements Publisher, AutoCloseable {
         // A send waits up to max.block.ms for a topic's metadata; once one send of a topic timed out there,
         // the rest of that topic's events in this batch fail at once instead of each waiting again.
         Map<String, Throwable> blockedTopics = new HashMap<>();
+        // aggregates (type, id) whose run in this call failed before the producer took a record: by event_no
+        Map<List<String>, String> stopped = new HashMap<>();
         for (OutboxRecord r : records) {
-            out.add(send(r, blockedTopics));
+            List<String> aggregate = Arrays.asList(r.aggregateType(), r.aggregateId());
+            String failed = stopped.get(aggregate);
+            if (failed != null) {
+                out.add(CompletableFuture.completedFuture(PublishResult.retry("not sent: event " + failed
+                        + " of its aggregate failed before it in the same batch")));
+                continue;
+            }
+            Sent sent = send(r, blockedTopics);
+            if (sent.failedAtOnce()) {
+                stopped.put(aggregate, r.eventNo());
+            }
+            out.add(sent.outcome());
         }
-        return out;
+        return Runs.stopAfterFailure(records, out);
     }
 
-    private CompletionStage<PublishResult> send(OutboxRecord r, Map<String, Throwable> blockedTopics) {
+    /** The topic: a run of one aggregate on one topic is one key on one partition, written in send order. */
+    @Override
+    public Object orderLane(OutboxRecord event) {
+        return event.topic() == null || event.topic().isBlank() ? null : event.topic();
+    }
+
+    /** A send's outcome, and whether it failed before the producer took the record (nothing later may follow it). */
+    private record Sent(CompletionStage<PublishResult> outcome, boolean failedAtOnce) {
+    }
+
+    private Sent send(OutboxRecord r, Map<String, Throwable> blockedTopics) {
         String topic = r.topic();
         if (topic == null || topic.isBlank()) {
-            return CompletableFuture.completedFuture(PublishResult.dead("event " + r.eventNo()
-                    + " has no topic: a Kafka event needs one"));
+            return new Sent(CompletableFuture.completedFuture(PublishResult.dead("event " + r.eventNo()
+                    + " has no topic: a Kafka event needs one")), true);
         }
         Throwable blocked = blockedTopics.get(topic);
         if (blocked != null) {
-            return errors.outcome(topic, blocked);
+            return new Sent(errors.outcome(topic, blocked), true);
         }
         CompletableFuture<Throwable> done = new CompletableFuture<>();
         try {
@@ -91,13 +126,14 @@ public final class KafkaPublisher implements Publisher, AutoCloseable {
         } catch (RuntimeException e) {
             done.complete(e);
         }
-        // a metadata timeout is reported through the callback before send() returns
+        // a metadata timeout, a record refused by the client: reported through the callback before send() returns
         Throwable early = done.getNow(null);
         if (early instanceof TimeoutException) {
             blockedTopics.put(topic, early);
         }
-        return done.thenCompose(error -> error == null
-                ? CompletableFuture.completedFuture(PublishResult.published()) : errors.outcome(topic, error));
+        return new Sent(done.thenCompose(error -> error == null
+                ? CompletableFuture.completedFuture(PublishResult.published()) : errors.outcome(topic, error)),
+                early != null);
     }
 
     static ProducerRecord<String, byte[]> record(String topic, OutboxRecord r) {

@@ -6,6 +6,7 @@ import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.spi.Envelope;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
+import dev.postbox.spi.Runs;
 import io.nats.client.Connection;
 import io.nats.client.JetStream;
 import io.nats.client.Nats;
@@ -17,7 +18,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -37,6 +41,16 @@ import java.util.concurrent.TimeUnit;
  * max payload are DEAD; anything else (no ack within {@link Builder#ackTimeout}, connection lost, a
  * JetStream API error) is RETRY. A connection built here reconnects by itself, without limit; events
  * published while it is down fail as retryable and go out once it is back. Thread-safe.
+ * <p>
+ * <b>Order lane = the subject</b> ({@link Publisher#orderLane}): publishes go out in call order on the one
+ * connection and one subject is stored by one stream in arrival order, so the relay hands over a whole
+ * batch with every aggregate's run on one subject in one call. When an event of a run fails before it is
+ * written (an invalid subject or header, a body above the server's max payload), the later events of its
+ * aggregate in the call are not published. When the stream rejects one (its size or limits) while it
+ * stores a later one of the run, that later one is reported not published ({@link Runs#stopAfterFailure})
+ * and the relay sends it again after the failed one; its {@code Nats-Msg-Id} makes the stream acknowledge
+ * the copy as a duplicate within the duplicate window, so the stream keeps the first copy, which precedes
+ * the earlier event if that one is stored later.
  */
 public final class NatsPublisher implements Publisher, AutoCloseable {
 
@@ -74,14 +88,37 @@ public final class NatsPublisher implements Publisher, AutoCloseable {
     @Override
     public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
         List<CompletionStage<PublishResult>> stages = new ArrayList<>(records.size());
+        Map<List<String>, String> stopped = new HashMap<>(); // aggregate -> the event that failed unsent
         for (OutboxRecord r : records) {
-            stages.add(publish(r));
+            List<String> aggregate = Arrays.asList(r.aggregateType(), r.aggregateId());
+            String failed = stopped.get(aggregate);
+            if (failed != null) {
+                stages.add(done(PublishResult.retry("not sent: event " + failed
+                        + " of its aggregate failed before it in the same batch")));
+                continue;
+            }
+            CompletionStage<PublishResult> stage = publish(r);
+            PublishResult now = stage.toCompletableFuture().getNow(null);
+            if (now != null && now.kind() != PublishResult.Kind.PUBLISHED) {
+                stopped.put(aggregate, r.eventNo());
+            }
+            stages.add(stage);
         }
-        return stages;
+        return Runs.stopAfterFailure(records, stages);
+    }
+
+    /** The subject: one stream stores a subject's messages in the order this connection sent them. */
+    @Override
+    public Object orderLane(OutboxRecord event) {
+        return subject(event);
+    }
+
+    private String subject(OutboxRecord r) {
+        return subjectPrefix + (r.topic() == null ? "" : r.topic());
     }
 
     private CompletionStage<PublishResult> publish(OutboxRecord r) {
-        String subject = subjectPrefix + (r.topic() == null ? "" : r.topic());
+        String subject = subject(r);
         String invalid = Subjects.problem(subject);
         if (invalid != null) {
             return done(PublishResult.dead("topic '" + r.topic() + "' gives subject '" + subject

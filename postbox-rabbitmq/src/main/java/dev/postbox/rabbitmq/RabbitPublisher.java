@@ -7,6 +7,7 @@ import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.spi.Envelope;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
+import dev.postbox.spi.Runs;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +16,10 @@ import java.net.URISyntaxException;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -35,7 +39,16 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>connection lost, broker unreachable, or no confirm within the confirm timeout: RETRY.</li>
  * </ul>
  * The whole batch is written to one channel in order and confirmed asynchronously; nothing blocks per
- * event. The publisher owns one connection, made from a copy of the given factory with the client's
+ * event.
+ * <p>
+ * <b>One order lane</b> ({@link Publisher#orderLane}): the channel routes messages in publish order, so the
+ * relay hands over a whole batch, every aggregate's run in one call. When an event of a run fails before
+ * it is written (no exchange, the channel is closed) the later events of its aggregate in the call are not
+ * written. A missing exchange closes the channel, which fails everything written after it (all
+ * aggregates: they are retried). A message returned as unroutable or nacked while a later one of its
+ * aggregate is confirmed leaves that later one delivered: it is reported not published
+ * ({@link Runs#stopAfterFailure}) and the relay sends it again after the failed one (a duplicate for the
+ * consumer's inbox, which may have seen it first). The publisher owns one connection, made from a copy of the given factory with the client's
  * automatic recovery switched off (recovery would restart confirm sequence numbers under events still
  * in flight): after a connection loss the next call reconnects, at most once per reconnect interval.
  * Thread-safe (calls are serialized on the one channel); {@link #close()} fails what is still in flight
@@ -109,16 +122,35 @@ public final class RabbitPublisher implements Publisher, AutoCloseable {
                 records.forEach(r -> out.add(CompletableFuture.completedFuture(down)));
                 return out;
             }
+            Map<List<String>, String> stopped = new HashMap<>(); // aggregate -> the event that failed unsent
             for (OutboxRecord r : records) {
-                out.add(publish(ch, r));
+                List<String> aggregate = Arrays.asList(r.aggregateType(), r.aggregateId());
+                String failed = stopped.get(aggregate);
+                if (failed != null) {
+                    out.add(CompletableFuture.completedFuture(PublishResult.retry("not sent: event " + failed
+                            + " of its aggregate failed before it in the same batch")));
+                    continue;
+                }
+                CompletableFuture<PublishResult> stage = publish(ch, r);
+                PublishResult now = stage.getNow(null);
+                if (now != null && now.kind() != PublishResult.Kind.PUBLISHED) {
+                    stopped.put(aggregate, r.eventNo());
+                }
+                out.add(stage);
             }
-            return out;
+            return Runs.stopAfterFailure(records, out);
         } finally {
             lock.unlock();
         }
     }
 
-    private CompletionStage<PublishResult> publish(ConfirmChannel ch, OutboxRecord r) {
+    /** This publisher, for every event: its one channel routes a run of one aggregate in publish order. */
+    @Override
+    public Object orderLane(OutboxRecord event) {
+        return this;
+    }
+
+    private CompletableFuture<PublishResult> publish(ConfirmChannel ch, OutboxRecord r) {
         String exchange = r.topic() != null && !r.topic().isEmpty() ? r.topic() : defaultExchange;
         if (exchange == null) {
             return CompletableFuture.completedFuture(PublishResult.dead(
