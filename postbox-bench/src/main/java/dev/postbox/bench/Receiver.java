@@ -3,20 +3,23 @@ package dev.postbox.bench;
 import dev.postbox.outbox.OutboxRecord;
 
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
- * What a downstream consumer saw, checked as it arrives: distinct events (by event_no), duplicates
- * (deliveries beyond the first) and per-aggregate order violations (the first delivery of an event with a
- * lower id after that of a higher id of the same aggregate). Thread-safe: several relays deliver at once;
- * each aggregate's check runs under that aggregate's lock.
+ * What a downstream consumer saw, checked as it arrives: distinct events (by the seq of their event_no
+ * {@code E-<seq>}), duplicates (deliveries beyond the first) and per-aggregate order violations (the first
+ * delivery of an event with a lower id after that of a higher id of the same aggregate). Thread-safe:
+ * several relays deliver at once; each aggregate's check runs under that aggregate's lock.
+ *
+ * <p>Compact, so that a backlog of millions of events drains in a small heap with the relay's memory, not
+ * the bench's, as the limit: the events seen are one bit per seq ({@link SeqSet}), and the per-aggregate
+ * state is one {@code long} per aggregate (the bench's aggregates are a fixed few thousand at most).
  */
 final class Receiver {
 
-    private final Set<String> seen = ConcurrentHashMap.newKeySet();
+    private final SeqSet seen = new SeqSet();
     private final Map<String, long[]> highestIdPerAggregate = new ConcurrentHashMap<>();
     private final LongAdder deliveries = new LongAdder();
     private final LongAdder distinct = new LongAdder();
@@ -32,11 +35,16 @@ final class Receiver {
         this(r -> { });
     }
 
+    /**
+     * Records one delivery of {@code r}, whose event_no must be one the bench wrote ({@code E-<seq>}); any
+     * other is an {@link IllegalArgumentException}, since it cannot be checked.
+     */
     void accept(OutboxRecord r) {
+        long seq = EventWriter.seq(r.eventNo());
         deliveries.increment();
         long[] highest = highestIdPerAggregate.computeIfAbsent(r.aggregateType() + "/" + r.aggregateId(), k -> new long[1]);
         synchronized (highest) {
-            if (!seen.add(r.eventNo())) {
+            if (!seen.add(seq)) {
                 return;
             }
             if (r.id() < highest[0]) {
