@@ -81,6 +81,20 @@ final class PostgresBenchDatabase extends BenchDatabase {
     }
 
     @Override
+    String analyzedSoFar(String table) {
+        try (Connection c = connect(); java.sql.PreparedStatement ps = c.prepareStatement("SELECT analyze_count,"
+                + " autoanalyze_count FROM pg_stat_user_tables WHERE schemaname = ? AND relname = ?")) {
+            ps.setString(1, name);
+            ps.setString(2, table.toLowerCase(java.util.Locale.ROOT));
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) + "+" + rs.getLong(2) + "auto" : "0+0auto";
+            }
+        } catch (SQLException e) {
+            return "? (" + e.getMessage() + ")";
+        }
+    }
+
+    @Override
     long otherSessions() {
         return queryLong("SELECT COUNT(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
                 + " AND application_name <> '" + APPLICATION_NAME + "'");
