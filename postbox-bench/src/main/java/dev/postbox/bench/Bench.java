@@ -12,7 +12,8 @@ import java.util.Map;
  */
 public final class Bench {
 
-    private static final List<Command> COMMANDS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench(),
+    /** Every command, in the order the usage lists them. */
+    static final List<Command> COMMANDS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench(),
             new WriteBench(), new ChaosBench());
 
     private Bench() {
