@@ -62,8 +62,7 @@ final class LatencyBench implements Scenario {
         LatencyTracker latency = new LatencyTracker();
         Histogram fromSchedule = new ConcurrentHistogram(3);
         Timetable timetable = new Timetable(rate);
-        Receiver receiver = new Receiver(r -> {
-            long seq = EventWriter.seq(r.eventNo());
+        Receiver receiver = new Receiver(seq -> {
             latency.received(seq);
             fromSchedule.recordValue(Math.max(0, (System.nanoTime() - timetable.due(seq)) / 1000));
         });

@@ -5,7 +5,7 @@ import dev.postbox.outbox.OutboxRecord;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * What a downstream consumer saw, checked as it arrives: distinct events (by the seq of their event_no
@@ -24,15 +24,23 @@ final class Receiver {
     private final LongAdder deliveries = new LongAdder();
     private final LongAdder distinct = new LongAdder();
     private final LongAdder violations = new LongAdder();
-    private final Consumer<OutboxRecord> onFirstDelivery;
+    private final LongConsumer onFirstDelivery;
 
-    /** {@code onFirstDelivery} runs once per distinct event, on the delivering thread (e.g. to record latency). */
-    Receiver(Consumer<OutboxRecord> onFirstDelivery) {
+    /**
+     * {@code onFirstDelivery} gets the seq of each distinct event once, on the delivering thread (e.g. to
+     * record latency).
+     */
+    Receiver(LongConsumer onFirstDelivery) {
         this.onFirstDelivery = onFirstDelivery;
     }
 
     Receiver() {
-        this(r -> { });
+        this(seq -> { });
+    }
+
+    /** The key the order check groups by: aggregate type and id. */
+    static String aggregateKey(OutboxRecord r) {
+        return r.aggregateType() + "/" + r.aggregateId();
     }
 
     /**
@@ -40,21 +48,25 @@ final class Receiver {
      * other is an {@link IllegalArgumentException}, since it cannot be checked.
      */
     void accept(OutboxRecord r) {
-        long seq = EventWriter.seq(r.eventNo());
+        accept(EventWriter.seq(r.eventNo()), r.id(), aggregateKey(r));
+    }
+
+    /** Records one delivery of event {@code seq}, outbox id {@code id}, of aggregate {@code aggregateKey}. */
+    void accept(long seq, long id, String aggregateKey) {
         deliveries.increment();
-        long[] highest = highestIdPerAggregate.computeIfAbsent(r.aggregateType() + "/" + r.aggregateId(), k -> new long[1]);
+        long[] highest = highestIdPerAggregate.computeIfAbsent(aggregateKey, k -> new long[1]);
         synchronized (highest) {
             if (!seen.add(seq)) {
                 return;
             }
-            if (r.id() < highest[0]) {
+            if (id < highest[0]) {
                 violations.increment();
             } else {
-                highest[0] = r.id();
+                highest[0] = id;
             }
         }
         distinct.increment();
-        onFirstDelivery.accept(r);
+        onFirstDelivery.accept(seq);
     }
 
     long distinct() {

@@ -56,7 +56,7 @@ final class SteadyBench implements Scenario {
     public Outcome run(BenchContext ctx, Options o, Ceiling.Result ceiling) throws Exception {
         int producers = o.positiveInt("producers");
         LatencyTracker latency = new LatencyTracker();
-        Receiver receiver = new Receiver(r -> latency.received(EventWriter.seq(r.eventNo())));
+        Receiver receiver = new Receiver(latency::received);
         RelayTimers timers = new RelayTimers();
         ClosedLoopProducers.Stats stats;
         long deliveredInWindow;
