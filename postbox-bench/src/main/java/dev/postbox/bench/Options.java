@@ -1,5 +1,6 @@
 package dev.postbox.bench;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,7 +83,7 @@ final class Options {
      * at most once, kept in the order given.
      */
     List<Integer> positiveIntList(String name, int max) {
-        List<Integer> out = new java.util.ArrayList<>();
+        List<Integer> out = new ArrayList<>();
         for (String part : string(name).split(",", -1)) {
             String v = part.strip().replace("_", "");
             int n;

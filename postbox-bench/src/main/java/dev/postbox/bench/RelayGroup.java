@@ -1,5 +1,6 @@
 package dev.postbox.bench;
 
+import dev.postbox.Postbox;
 import dev.postbox.relay.Relay;
 import dev.postbox.spi.Publisher;
 
@@ -24,7 +25,7 @@ final class RelayGroup implements AutoCloseable {
     }
 
     /** The same on {@code postbox}, listening for notifications when {@code listen}. */
-    static RelayGroup start(dev.postbox.Postbox postbox, boolean listen, Publisher sink, int count, int batchSize,
+    static RelayGroup start(Postbox postbox, boolean listen, Publisher sink, int count, int batchSize,
                             RelayTimers timers) {
         RelayGroup group = new RelayGroup(sink);
         try {

@@ -2,9 +2,9 @@ package dev.postbox.bench;
 
 import dev.postbox.Postbox;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -41,7 +41,7 @@ final class WriteBench implements Scenario {
         }
 
         String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
