@@ -78,7 +78,7 @@ public final class Bench {
                 + " again after ANALYZE (eps_analyzed, vs_analyzed);"
                 + " write: business transaction alone (plain) vs with an event (event) vs with NOTIFY (event_notify,"
                 + " PostgreSQL) at each --producers concurrency (a list), no relay unless --relay on;"
-                + " every command prints cpu_ms_per_1k (this JVM's CPU per 1,000 events, bench included; not chaos);"
+                + " every command prints cpu_ms_per_1k (this JVM's CPU per 1,000 events, bench included; chaos: of all its processes);"
                 + " chaos: separate producer, relay and sink processes on a private database server, with relay kills,"
                 + " a database crash and a sink outage (--db postgres|mariadb);"
                 + " --wakeup off (polling only) | on (after-commit wakeRelays()) | notify (PostgreSQL NOTIFY/LISTEN)");
