@@ -5,15 +5,16 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code scripts/bench <drain|latency|steady|chaos> [--option value ...]}: runs one scenario on a throw-away
+ * {@code scripts/bench <drain|latency|steady|write|chaos> [--option value ...]}: runs one scenario on a throw-away
  * database (chaos: on a private database server it starts and crashes) and prints, on stdout, {@code PARAMS}, the database, the {@code CEILING} measured in the same
  * run, progress, and last the {@code RESULT} line. Logs go to stderr. Exit code 0 when every check
  * passed, 1 when a check failed or the run broke, 2 for a bad command line.
  */
 public final class Bench {
 
-    private static final List<Command> COMMANDS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench(),
-            new ChaosBench());
+    /** Every command, in the order the usage lists them. */
+    static final List<Command> COMMANDS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench(),
+            new WriteBench(), new ChaosBench());
 
     private Bench() {
     }
@@ -73,6 +74,11 @@ public final class Bench {
         b.append("  --db postgres|mariadb|h2; --sink null|kafka|rabbitmq|nats|http (kafka: an in-process KRaft broker;"
                 + " rabbitmq, nats: the local services; http: a local JDK HttpServer);"
                 + " drain --history H first leaves H already-published rows;"
+                + " drain --analyze off drains a table whose statistics were never refreshed, compare also drains it"
+                + " again after ANALYZE (eps_analyzed, vs_analyzed);"
+                + " write: business transaction alone (plain) vs with an event (event) vs with NOTIFY (event_notify,"
+                + " PostgreSQL) at each --producers concurrency (a list), no relay unless --relay on;"
+                + " every command prints cpu_ms_per_1k (this JVM's CPU per 1,000 events, bench included; chaos: of all its processes);"
                 + " chaos: separate producer, relay and sink processes on a private database server, with relay kills,"
                 + " a database crash and a sink outage (--db postgres|mariadb);"
                 + " --wakeup off (polling only) | on (after-commit wakeRelays()) | notify (PostgreSQL NOTIFY/LISTEN)");

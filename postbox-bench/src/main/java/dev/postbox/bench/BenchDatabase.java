@@ -64,6 +64,14 @@ abstract class BenchDatabase {
     /** Refreshes the planner statistics of {@code table} after a bulk load. */
     abstract void analyze(String table);
 
+    /**
+     * Who refreshed the statistics of {@code table} so far, for the record ({@code n/a} where the database
+     * does not tell): a run meant to measure a never-analyzed table shows here if autovacuum analyzed it.
+     */
+    String analyzedSoFar(String table) {
+        return "n/a";
+    }
+
     /** How many other client sessions are connected to the server (they would skew timings and commits). */
     abstract long otherSessions();
 

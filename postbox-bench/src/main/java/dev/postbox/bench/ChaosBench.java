@@ -180,7 +180,12 @@ final class ChaosBench implements Command {
             Fmt.line("SCHEDULE seed=" + seed + " kills=" + o.nonNegativeInt("kills") + " db_crash_at_ms="
                     + at(faults, ChaosSchedule.Kind.CRASH_DATABASE) + " sink_outage_at_ms=" + at(faults, ChaosSchedule.Kind.SINK_OUTAGE)
                     + " skews_ms=" + skews(o) + " sink=" + cluster.sinkUrl());
+            Fmt.line("NOTE cpu_ms_per_1k = the CPU time of this JVM and of every producer, relay and sink process (a killed"
+                    + " one as of just before its kill) from the producers' start until the drain, per 1,000 committed events;"
+                    + " not the database server's");
             long start = System.currentTimeMillis();
+            CpuClock cpu = CpuClock.start();
+            long childCpuAtStart = cluster.childCpuNanos();
             cluster.startProducers(skews(o), o.positiveInt("aggregates"), o.positiveInt("seconds"), o.positiveInt("rate"),
                     o.nonNegativeInt("rollback-pct"), seed);
             faultLoop(faults, start);
@@ -188,7 +193,9 @@ final class ChaosBench implements Command {
             cluster.producerReports().forEach(r -> Fmt.line("PRODUCER " + r));
             long drainMs = drain(start);
             cluster.stopRelaysAndSink();
-            return verdict(ceiling, drainMs);
+            long cpuNanos = cpu.elapsedNanos();
+            cpuNanos = cpuNanos < 0 ? -1 : cpuNanos + cluster.childCpuNanos() - childCpuAtStart;
+            return verdict(ceiling, drainMs, cpuNanos);
         }
 
         private static long at(List<ChaosSchedule.Fault> faults, ChaosSchedule.Kind kind) {
@@ -330,7 +337,8 @@ final class ChaosBench implements Command {
             return -1;
         }
 
-        private Outcome verdict(Ceiling.Result ceiling, long drainMs) throws Exception {
+        /** {@code cpuNanos}: this JVM's and every child process's CPU from the producers' start to the drained end. */
+        private Outcome verdict(Ceiling.Result ceiling, long drainMs, long cpuNanos) throws Exception {
             Map<String, ChaosHistory.Row> rows = queries.committedRows();
             Map<String, Long> business = queries.businessSeqs();
             List<DeliveryLog.Delivery> log = DeliveryLog.read(cluster.deliveryLog());
@@ -357,7 +365,8 @@ final class ChaosBench implements Command {
                     + " drain_ms=" + drainMs + " drain_after_producers_ms=" + (drainedAtMs < 0 ? -1 : drainedAtMs - producersDoneAtMs)
                     + " kill_to_flowing_p50_ms=" + flowing.p50() + " kill_to_flowing_max_ms=" + flowing.max()
                     + " produced_eps=" + Fmt.rate(v.committed() * 1000.0 / windowMs) + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps())
-                    + " skews_ms=" + String.join(",", skews(o).stream().map(String::valueOf).toList()) + " seed=" + seed;
+                    + " skews_ms=" + String.join(",", skews(o).stream().map(String::valueOf).toList()) + " seed=" + seed
+                    + " cpu_ms_per_1k=" + CpuClock.per1k(cpuNanos, v.committed());
             return new Outcome(result, ok);
         }
 

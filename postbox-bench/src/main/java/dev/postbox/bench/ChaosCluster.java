@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The processes of a chaos run, all on loopback: the sink, the relays (each restart is a new incarnation
@@ -27,6 +28,8 @@ final class ChaosCluster implements AutoCloseable {
     private final int[] incarnations;
     private final List<ChildProcess> producers = new ArrayList<>();
     private ChildProcess sink;
+    /** Every process started, restarted ones included, for their CPU time. */
+    private final List<ChildProcess> started = new CopyOnWriteArrayList<>();
     /** Signs the relays' requests (as production webhooks are); the sink does not need to check them. */
     private final String secret = "chaos-" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
 
@@ -43,6 +46,16 @@ final class ChaosCluster implements AutoCloseable {
         this.incarnations = new int[relays];
     }
 
+    private ChildProcess track(ChildProcess p) {
+        started.add(p);
+        return p;
+    }
+
+    /** CPU time of every process this cluster started (killed and restarted ones included), in nanoseconds. */
+    long childCpuNanos() {
+        return started.stream().mapToLong(ChildProcess::cpuNanos).sum();
+    }
+
     Path deliveryLog() {
         return dir.resolve("deliveries.log");
     }
@@ -53,8 +66,8 @@ final class ChaosCluster implements AutoCloseable {
 
     /** Starts the sink (again, after an outage) on its port, appending to the same log; waits until it serves. */
     void startSink() throws IOException, InterruptedException {
-        sink = ChildProcess.start("sink", ChaosSink.class, List.of("--port", String.valueOf(sinkPort),
-                "--log", deliveryLog().toString()), dir.resolve("sink.log"));
+        sink = track(ChildProcess.start("sink", ChaosSink.class, List.of("--port", String.valueOf(sinkPort),
+                "--log", deliveryLog().toString()), dir.resolve("sink.log")));
         if (!sink.awaitReady(READY_TIMEOUT_MS)) {
             throw new IllegalStateException("the chaos sink did not start; see " + dir.resolve("sink.log"));
         }
@@ -77,9 +90,9 @@ final class ChaosCluster implements AutoCloseable {
     String startRelay(int i) throws IOException {
         String id = "relay-" + i + "-" + (++incarnations[i]);
         relayIds[i] = id;
-        relays[i] = ChildProcess.start(id, ChaosRelay.class, List.of("--url", url, "--user", user, "--dialect", kind,
+        relays[i] = track(ChildProcess.start(id, ChaosRelay.class, List.of("--url", url, "--user", user, "--dialect", kind,
                 "--instance", id, "--batch", String.valueOf(batch), "--lease-ms", String.valueOf(leaseMs),
-                "--send-timeout-ms", String.valueOf(leaseMs / 2), "--sink", sinkUrl(), "--secret", secret), dir.resolve("relay-" + i + ".log"));
+                "--send-timeout-ms", String.valueOf(leaseMs / 2), "--sink", sinkUrl(), "--secret", secret), dir.resolve("relay-" + i + ".log")));
         return id;
     }
 
@@ -116,11 +129,11 @@ final class ChaosCluster implements AutoCloseable {
     void startProducers(List<Long> skewsMs, int aggregates, int seconds, int rate, int rollbackPct, long seed)
             throws IOException, InterruptedException {
         for (int p = 1; p <= skewsMs.size(); p++) {
-            producers.add(ChildProcess.start("producer-" + p, ChaosProducer.class, List.of("--url", url, "--user", user,
+            producers.add(track(ChildProcess.start("producer-" + p, ChaosProducer.class, List.of("--url", url, "--user", user,
                     "--dialect", kind, "--producer", String.valueOf(p), "--skew-ms", String.valueOf(skewsMs.get(p - 1)),
                     "--aggregates", String.valueOf(aggregates), "--seconds", String.valueOf(seconds),
                     "--rate", String.valueOf(rate), "--rollback-pct", String.valueOf(rollbackPct),
-                    "--seed", String.valueOf(seed)), dir.resolve("producer-" + p + ".log")));
+                    "--seed", String.valueOf(seed)), dir.resolve("producer-" + p + ".log"))));
         }
         for (ChildProcess p : producers) {
             if (!p.awaitReady(READY_TIMEOUT_MS)) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A chaos role (a {@code main} of this module) in its own JVM, on this JVM's class path: its output goes
@@ -29,6 +30,8 @@ final class ChildProcess {
     private final CountDownLatch ready = new CountDownLatch(1);
     private final List<String> reports = new CopyOnWriteArrayList<>();
     private final Thread pump;
+    /** The highest CPU time seen for the process; the OS forgets it once the process is gone. */
+    private final AtomicLong cpuNanos = new AtomicLong();
 
     private ChildProcess(String name, Process process, Path log) {
         this.name = name;
@@ -36,6 +39,38 @@ final class ChildProcess {
         this.pump = new Thread(() -> pump(log), "chaos-output-" + name);
         pump.setDaemon(true);
         pump.start();
+        Thread sampler = new Thread(this::sampleWhileAlive, "chaos-cpu-" + name);
+        sampler.setDaemon(true);
+        sampler.start();
+    }
+
+    /** Samples the CPU time every {@value #CPU_SAMPLE_MS} ms, so that a process ending by itself loses little. */
+    private void sampleWhileAlive() {
+        try {
+            while (process.isAlive()) {
+                sampleCpu();
+                Thread.sleep(CPU_SAMPLE_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static final long CPU_SAMPLE_MS = 200;
+
+    private void sampleCpu() {
+        process.toHandle().info().totalCpuDuration().ifPresent(d -> cpuNanos.accumulateAndGet(d.toNanos(), Math::max));
+    }
+
+    /**
+     * The process's CPU time so far, in nanoseconds: exact while it runs, and after it ended as of the last
+     * sample (taken right before a kill or stop, else at most {@value #CPU_SAMPLE_MS} ms before its end).
+     */
+    long cpuNanos() {
+        if (process.isAlive()) {
+            sampleCpu();
+        }
+        return cpuNanos.get();
     }
 
     /** Starts {@code main} with {@code args}; its output is appended to {@code log}. */
@@ -106,6 +141,7 @@ final class ChildProcess {
 
     /** {@code kill -9}: SIGKILL, and waits until the process is gone. */
     void kill() throws InterruptedException {
+        sampleCpu();
         process.destroyForcibly();
         process.waitFor();
         pump.join(2_000);
@@ -114,6 +150,7 @@ final class ChildProcess {
     /** SIGTERM (the role's shutdown hook runs), then SIGKILL after {@code graceMs}. Never throws. */
     void stop(long graceMs) {
         try {
+            sampleCpu();
             process.destroy();
             if (!process.waitFor(graceMs, TimeUnit.MILLISECONDS)) {
                 kill();

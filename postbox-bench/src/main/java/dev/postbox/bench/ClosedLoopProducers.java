@@ -1,15 +1,21 @@
 package dev.postbox.bench;
 
+import org.HdrHistogram.ConcurrentHistogram;
+import org.HdrHistogram.Histogram;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
-/** {@code threads} producers, each committing its next event as soon as the previous one committed, until a deadline. */
+/**
+ * {@code threads} producers, each committing its next event as soon as the previous one committed, until a
+ * deadline. Records each transaction's latency (connection taken to commit returned) and its commit call's.
+ */
 final class ClosedLoopProducers {
 
-    /** Events committed, failed writes and the producing time. */
-    record Stats(long produced, long failed, double seconds) {
+    /** Events committed, failed writes, the producing time and the latencies in microseconds. */
+    record Stats(long produced, long failed, double seconds, Histogram txMicros, Histogram commitMicros) {
     }
 
     private final EventWriter writer;
@@ -19,6 +25,8 @@ final class ClosedLoopProducers {
     private final AtomicLong next = new AtomicLong();
     private final AtomicLong produced = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final Histogram txMicros = new ConcurrentHistogram(3);
+    private final Histogram commitMicros = new ConcurrentHistogram(3);
 
     ClosedLoopProducers(EventWriter writer, Aggregates aggregates, int threads, LongConsumer afterCommit) {
         this.writer = writer;
@@ -40,14 +48,17 @@ final class ClosedLoopProducers {
         for (Thread w : workers) {
             w.join();
         }
-        return new Stats(produced.get(), failed.get(), (System.nanoTime() - started) / 1e9);
+        return new Stats(produced.get(), failed.get(), (System.nanoTime() - started) / 1e9, txMicros, commitMicros);
     }
 
     private void work(int thread, long deadline) {
         for (long k = 0; System.nanoTime() < deadline; k++) {
             long seq = next.getAndIncrement();
             try {
-                writer.write(seq, aggregates.of(thread, k));
+                long began = System.nanoTime();
+                long commitNanos = writer.write(seq, aggregates.of(thread, k));
+                txMicros.recordValue((System.nanoTime() - began) / 1000);
+                commitMicros.recordValue(commitNanos / 1000);
                 produced.incrementAndGet();
                 afterCommit.accept(seq);
             } catch (Exception e) {

@@ -11,13 +11,20 @@ import java.util.OptionalLong;
  * starts R relays and measures the wall time until the receiver has every event (or gives up after
  * {@code --timeout} seconds, reporting what was published); then checks duplicates,
  * per-aggregate order and, with SQL, that all N rows are PUBLISHED. Commits per event come from the
- * server's counters over the drain. With a broker sink, the same drain is then repeated through the null
- * sink on the same table ({@code null_sink_eps}, {@code vs_null}), so the transport's cost is read within
- * one run.
+ * server's counters over the drain.
+ *
+ * <p>The table is drained as a backlog really arrives, after a broker outage: just filled, its statistics
+ * never refreshed (no ANALYZE; PostgreSQL's autovacuum may still analyze it on its own, which the VERIFY
+ * line shows). {@code --analyze compare} then repeats the same drain on the same table, emptied, refilled
+ * and analyzed ({@code eps_analyzed}, {@code vs_analyzed}), so a relay whose speed depends on fresh
+ * statistics shows within one run. With a broker sink, the drain is also repeated through the null sink
+ * ({@code null_sink_eps}, {@code vs_null}), so the transport's cost is read within one run.
  */
 final class DrainBench implements Scenario {
 
     private static final long STALL_MS = 60_000;
+    static final String ANALYZE_OFF = "off";
+    static final String ANALYZE_COMPARE = "compare";
 
     @Override
     public String name() {
@@ -34,6 +41,7 @@ final class DrainBench implements Scenario {
         d.put("batch", "500");
         d.put("sink", Sinks.NULL);
         d.put("history", "0");
+        d.put("analyze", ANALYZE_OFF);
         d.put("timeout", "600");
         return d;
     }
@@ -47,6 +55,17 @@ final class DrainBench implements Scenario {
         o.positiveInt("batch");
         o.nonNegativeInt("history");
         o.positiveInt("timeout");
+        compare(o);
+    }
+
+    /** Whether {@code --analyze compare}; a usage error for anything but off or compare. */
+    static boolean compare(Options o) {
+        return switch (o.string("analyze")) {
+            case ANALYZE_OFF -> false;
+            case ANALYZE_COMPARE -> true;
+            default -> throw new UsageException("option --analyze must be off (drain a table whose statistics were never"
+                    + " refreshed) or compare (also drain it again after ANALYZE); was '" + o.string("analyze") + "'");
+        };
     }
 
     @Override
@@ -55,11 +74,19 @@ final class DrainBench implements Scenario {
     }
 
     /** One timed drain of {@code events} preloaded events through {@code sinkName}. */
-    private record Drained(Receiver receiver, boolean complete, double seconds, OptionalLong commits) {
-    }
+    private record Drained(Receiver receiver, boolean complete, double seconds, OptionalLong commits, long cpuNanos) {
 
-    private static double published(Receiver receiver, double seconds) {
-        return receiver.distinct() / seconds;
+        double eps() {
+            return receiver.distinct() / seconds;
+        }
+
+        boolean clean(int events) {
+            return complete && receiver.distinct() == events && receiver.duplicates() == 0 && receiver.orderViolations() == 0;
+        }
+
+        String cpuPer1k() {
+            return CpuClock.per1k(cpuNanos, receiver.distinct());
+        }
     }
 
     private Drained drain(BenchContext ctx, Options o, String sinkName, int events) throws Exception {
@@ -70,19 +97,28 @@ final class DrainBench implements Scenario {
         CommitCounter commits = new CommitCounter(ctx.db);
         commits.start();
         long started = System.nanoTime();
+        CpuClock cpu = CpuClock.start();
         boolean complete;
         long finished;
+        long cpuNanos;
         RelayGroup relays = RelayGroup.start(ctx, sink, o.positiveInt("relays"), o.positiveInt("batch"), timers);
         try {
             complete = new Progress(receiver::distinct, timers, started).awaitAtLeast(events, STALL_MS,
                     o.positiveInt("timeout") * 1000L);
             finished = System.nanoTime();
+            cpuNanos = cpu.elapsedNanos();
         } finally {
             relays.close();
         }
         OptionalLong commitDelta = commits.stop();
         Fmt.line("PROFILE sink=" + sinkName + " " + timers.total() + " " + timers.failures());
-        return new Drained(receiver, complete, (finished - started) / 1e9, commitDelta);
+        return new Drained(receiver, complete, (finished - started) / 1e9, commitDelta, cpuNanos);
+    }
+
+    /** Deletes the drained events (history stays) and writes them again, pending, as a fresh backlog. */
+    private static void refill(BenchContext ctx, int events, int aggregates) throws Exception {
+        ctx.db.execute("DELETE FROM " + ctx.outbox() + " WHERE event_no LIKE '" + EventWriter.EVENT_NO_PREFIX + "%'");
+        Preload.pending(ctx, events, aggregates);
     }
 
     @Override
@@ -90,54 +126,73 @@ final class DrainBench implements Scenario {
         int events = o.positiveInt("events");
         int aggregates = o.positiveInt("aggregates");
         int history = o.nonNegativeInt("history");
+        boolean compare = compare(o);
+        String sinkName = o.string("sink");
         History.insert(ctx, history, aggregates);
         Preload.pending(ctx, events, aggregates);
-        // ctx.db.analyze(ctx.outbox());
+        Fmt.line("ANALYZE none: the relays start on a table just filled, statistics never refreshed");
 
-        Drained run = drain(ctx, o, o.string("sink"), events);
+        Drained run = drain(ctx, o, sinkName, events);
         Receiver receiver = run.receiver();
-        boolean complete = run.complete();
-        double seconds = run.seconds();
         OptionalLong commitDelta = run.commits();
 
         long publishedRows = ctx.countOutbox("publish_status = 2") - history;
         long unfinishedRows = ctx.countOutbox("publish_status <> 2");
         Fmt.line("VERIFY published_rows=" + publishedRows + " of " + events + " other_status_rows=" + unfinishedRows
-                + " commits=" + (commitDelta.isPresent() ? commitDelta.getAsLong() : "n/a"));
+                + " commits=" + (commitDelta.isPresent() ? commitDelta.getAsLong() : "n/a")
+                + " analyzed_so_far=" + ctx.db.analyzedSoFar(ctx.outbox()));
 
         // a broker sink is compared with the null sink drained in the same run, on the same table
         String reference = "";
         boolean referenceOk = true;
-        if (!Sinks.NULL.equals(o.string("sink"))) {
-            ctx.db.execute("DELETE FROM " + ctx.outbox() + " WHERE event_no LIKE '" + EventWriter.EVENT_NO_PREFIX + "%'");
-            Preload.pending(ctx, events, aggregates);
-            // ctx.db.analyze(ctx.outbox());
+        if (!Sinks.NULL.equals(sinkName)) {
+            refill(ctx, events, aggregates);
             Drained nullRun = drain(ctx, o, Sinks.NULL, events);
-            double nullEps = nullRun.receiver().distinct() / nullRun.seconds();
-            Fmt.line("REFERENCE sink=null eps=" + Fmt.rate(nullEps) + " published=" + nullRun.receiver().distinct()
-                    + " (the same drain through the null sink, after the " + o.string("sink") + " one)");
-            referenceOk = nullRun.complete() && nullRun.receiver().distinct() == events
-                    && nullRun.receiver().duplicates() == 0 && nullRun.receiver().orderViolations() == 0;
-            reference = " null_sink_eps=" + Fmt.rate(nullEps) + " vs_null=" + Fmt.two(published(receiver, seconds) / nullEps);
+            Fmt.line("REFERENCE sink=null eps=" + Fmt.rate(nullRun.eps()) + " published=" + nullRun.receiver().distinct()
+                    + " (the same drain through the null sink, after the " + sinkName + " one, no ANALYZE)");
+            referenceOk = nullRun.clean(events);
+            reference = " null_sink_eps=" + Fmt.rate(nullRun.eps()) + " vs_null=" + Fmt.two(run.eps() / nullRun.eps());
         }
 
         // after the drain, on the same table: what the SQL alone could do (H2 has no SKIP LOCKED to compare with)
+        boolean sql = !ctx.db.kind().equals("h2");
         String sqlLimit = "n/a";
-        if (!ctx.db.kind().equals("h2")) {
-            SqlLimit.Result limit = SqlLimit.measure(ctx, Math.min(events, 50_000), o.positiveInt("batch"));
+        int limitRows = Math.min(events, 50_000);
+        if (sql) {
+            SqlLimit.Result limit = SqlLimit.measure(ctx, limitRows, o.positiveInt("batch"), false);
             Fmt.line(limit.toString());
             sqlLimit = Fmt.rate(limit.eps());
         }
 
+        // the same drain once more, after an ANALYZE of the refilled table: what fresh statistics are worth
+        String analyzed = "";
+        boolean analyzedOk = true;
+        if (compare) {
+            refill(ctx, events, aggregates);
+            ctx.db.analyze(ctx.outbox());
+            Fmt.line("ANALYZE done after the refill: the relays start on fresh statistics");
+            Drained again = drain(ctx, o, sinkName, events);
+            analyzedOk = again.clean(events) && ctx.countOutbox("publish_status <> 2") == 0;
+            Fmt.line("ANALYZED eps=" + Fmt.rate(again.eps()) + " published=" + again.receiver().distinct()
+                    + " duplicates=" + again.receiver().duplicates() + " order_violations=" + again.receiver().orderViolations()
+                    + " cpu_ms_per_1k=" + again.cpuPer1k());
+            analyzed = " eps_analyzed=" + Fmt.rate(again.eps()) + " vs_analyzed=" + Fmt.two(run.eps() / again.eps())
+                    + " cpu_ms_per_1k_analyzed=" + again.cpuPer1k();
+            if (sql) {
+                SqlLimit.Result limit = SqlLimit.measure(ctx, limitRows, o.positiveInt("batch"), true);
+                Fmt.line(limit.toString());
+                analyzed += " sql_limit_eps_analyzed=" + Fmt.rate(limit.eps());
+            }
+        }
+
         long published = receiver.distinct();
-        boolean ok = complete && published == events && publishedRows == events && unfinishedRows == 0
-                && receiver.duplicates() == 0 && receiver.orderViolations() == 0 && referenceOk;
-        String result = "RESULT scenario=drain db=" + ctx.db.kind() + " sink=" + o.string("sink")
+        boolean ok = run.clean(events) && publishedRows == events && unfinishedRows == 0 && referenceOk && analyzedOk;
+        String result = "RESULT scenario=drain db=" + ctx.db.kind() + " sink=" + sinkName
                 + " events=" + events + " published=" + published
                 + " duplicates=" + receiver.duplicates() + " order_violations=" + receiver.orderViolations()
-                + " eps=" + Fmt.rate(published / seconds) + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps())
+                + " eps=" + Fmt.rate(run.eps()) + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps())
                 + " commits_per_event=" + (commitDelta.isPresent() ? Fmt.four((double) commitDelta.getAsLong() / events) : "n/a")
-                + " sql_limit_eps=" + sqlLimit + reference
+                + " sql_limit_eps=" + sqlLimit + " cpu_ms_per_1k=" + run.cpuPer1k() + analyzed + reference
                 + (history > 0 ? " history=" + history : "");
         return new Outcome(result, ok);
     }

@@ -10,13 +10,14 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Base of the broker sinks: remembers each claimed row by event_no when the relay hands it over, so
- * that what comes back from the broker (which carries only the envelope) can be checked by the
- * {@link Receiver} for loss, duplicates and order against the outbox ids.
+ * Base of the broker sinks: remembers each claimed row's id and aggregate by seq when the relay hands it
+ * over ({@link SentLog}, a few bytes per event), so that what comes back from the broker (which carries
+ * only the envelope) can be checked by the {@link Receiver} for loss, duplicates and order against the
+ * outbox ids.
  */
 abstract class EchoSink implements Publisher, AutoCloseable {
 
-    private final Map<String, OutboxRecord> sent = new ConcurrentHashMap<>();
+    private final SentLog sent = new SentLog();
     private final Receiver receiver;
 
     EchoSink(Receiver receiver) {
@@ -29,16 +30,13 @@ abstract class EchoSink implements Publisher, AutoCloseable {
     @Override
     public final List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
         for (OutboxRecord r : records) {
-            sent.put(r.eventNo(), r);
+            sent.record(r);
         }
         return publisher().publish(records);
     }
 
     /** Called by the sink's consumer for every delivery read back from the broker. */
     final void delivered(String eventNo) {
-        OutboxRecord r = eventNo == null ? null : sent.get(eventNo);
-        if (r != null) {
-            receiver.accept(r);
-        }
+        sent.deliver(eventNo, receiver);
     }
 }

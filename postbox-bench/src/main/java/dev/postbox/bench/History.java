@@ -1,17 +1,23 @@
 package dev.postbox.bench;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Already-published history: {@code rows} rows {@code H-1..H-<rows>} with status PUBLISHED over the same
  * aggregates as the drained events, inserted before them (so their ids, assigned by the database, are below
  * every drained event's, as old rows are) by one set-based INSERT per {@value #CHUNK} rows from the
- * database's own row generator.
+ * database's own row generator. Each row is the size of a real one, like the drained events
+ * ({@link EventWriter#event}): an order of about 400 bytes, two headers, a trace id and a routing key, so
+ * the table and its indexes have the size a real history gives them.
  */
 final class History {
 
     static final int CHUNK = 100_000;
 
     private static final String COLUMNS = "event_no, aggregate_type, aggregate_id, event_type, event_version,"
-            + " event_source, publish_channel, topic, event_payload, publish_status, retry_count, max_retry_count,"
+            + " event_source, publish_channel, topic, routing_key, event_payload, event_headers, trace_id,"
+            + " publish_status, retry_count, max_retry_count,"
             + " version, deleted, last_publish_time, published_time, create_time, update_time";
 
     private History() {
@@ -30,18 +36,58 @@ final class History {
         Fmt.line("HISTORY published_rows=" + rows + " seconds=" + Fmt.two(s));
     }
 
-    private static String select(String kind, long from, long to, int aggregates) {
-        return switch (kind) {
-            case "postgres" -> "SELECT 'H-' || n, 'ORDER', 'A' || (n % " + aggregates + "), 'ORDER_CHANGED', 1, 'bench',"
-                    + " 'MQ', 'order.event', ('{\"seq\":' || n || '}')::json, 2, 0, 5, 2, 0, t, t, t, t"
-                    + " FROM generate_series(" + from + ", " + to + ") AS n, (SELECT now() - interval '1 day' AS t) AS x";
-            case "mariadb" -> "SELECT CONCAT('H-', seq), 'ORDER', CONCAT('A', seq % " + aggregates + "), 'ORDER_CHANGED',"
-                    + " 1, 'bench', 'MQ', 'order.event', CONCAT('{\"seq\":', seq, '}'), 2, 0, 5, 2, 0, t, t, t, t"
-                    + " FROM seq_" + from + "_to_" + to + ", (SELECT UTC_TIMESTAMP(3) - INTERVAL 1 DAY AS t) AS x";
-            case "h2" -> "SELECT 'H-' || X, 'ORDER', 'A' || MOD(X, " + aggregates + "), 'ORDER_CHANGED', 1, 'bench',"
-                    + " 'MQ', 'order.event', JSON_OBJECT('seq': X), 2, 0, 5, 2, 0, t, t, t, t"
-                    + " FROM SYSTEM_RANGE(" + from + ", " + to + "), (SELECT CURRENT_TIMESTAMP - INTERVAL '1' DAY AS t) AS x";
+    /** The INSERT's SELECT on {@code kind}; package-private for the test that checks the payload it builds. */
+    static String select(String kind, long from, long to, int aggregates) {
+        String n = switch (kind) {
+            case "postgres" -> "n";
+            case "mariadb" -> "seq";
+            case "h2" -> "X";
             default -> throw new IllegalArgumentException(kind);
         };
+        String aggregate = concat(kind, "'A'", mod(kind, n, aggregates));
+        String payload = payload(kind, n, aggregate);
+        String headers = concat(kind, "'{\"tenant-id\":\"tenant-'", mod(kind, n, 16), "'\",\"schema\":\"order-changed/v3\"}'");
+        String values = concat(kind, "'H-'", n) + ", 'ORDER', " + aggregate + ", 'ORDER_CHANGED', 1, 'bench', 'MQ',"
+                + " 'order.event', 'order.eu.changed', ";
+        return switch (kind) {
+            case "postgres" -> "SELECT " + values + "(" + payload + ")::json, (" + headers + ")::jsonb, md5(n::text),"
+                    + " 2, 0, 5, 2, 0, t, t, t, t"
+                    + " FROM generate_series(" + from + ", " + to + ") AS n, (SELECT now() - interval '1 day' AS t) AS x";
+            case "mariadb" -> "SELECT " + values + payload + ", " + headers + ", MD5(seq), 2, 0, 5, 2, 0, t, t, t, t"
+                    + " FROM seq_" + from + "_to_" + to + ", (SELECT UTC_TIMESTAMP(3) - INTERVAL 1 DAY AS t) AS x";
+            default -> "SELECT " + values + "(" + payload + ") FORMAT JSON, (" + headers + ") FORMAT JSON,"
+                    + " LPAD(CAST(X AS VARCHAR), 32, '0'), 2, 0, 5, 2, 0, t, t, t, t"
+                    + " FROM SYSTEM_RANGE(" + from + ", " + to + "), (SELECT CURRENT_TIMESTAMP - INTERVAL '1' DAY AS t) AS x";
+        };
+    }
+
+    /** An order of three lines, about 400 bytes, varied by {@code n} (SQL text over the row number {@code n}). */
+    private static String payload(String kind, String n, String aggregate) {
+        List<String> parts = new ArrayList<>();
+        parts.add("'{\"orderId\":\"'");
+        parts.add(aggregate);
+        parts.add("'\",\"seq\":'");
+        parts.add(n);
+        parts.add("',\"customerId\":\"C-'");
+        parts.add("(100000 + " + mod(kind, n, 900_000) + ")");
+        parts.add("'\",\"status\":\"SHIPPED\",\"currency\":\"EUR\",\"lines\":[{\"sku\":\"BOOK-'");
+        parts.add("(10000 + " + mod(kind, n, 90_000) + ")");
+        parts.add("'\",\"qty\":2,\"unitPrice\":12.50},{\"sku\":\"MUG-'");
+        parts.add("(10000 + " + mod(kind, n, 89_989) + ")");
+        parts.add("'\",\"qty\":1,\"unitPrice\":7.99},{\"sku\":\"PEN-'");
+        parts.add("(10000 + " + mod(kind, n, 89_977) + ")");
+        parts.add("'\",\"qty\":3,\"unitPrice\":1.20}],\"total\":36.59,\"shipTo\":{\"country\":\"DE\",\"postcode\":\"'");
+        parts.add("(10000 + " + mod(kind, n, 89_963) + ")");
+        parts.add("'\",\"method\":\"STANDARD\"},\"salesChannel\":\"web\",\"placedAt\":\"2026-10-01T10:00:00Z\"}'");
+        return concat(kind, parts.toArray(String[]::new));
+    }
+
+    private static String mod(String kind, String n, int m) {
+        return kind.equals("h2") ? "MOD(" + n + ", " + m + ")" : "(" + n + " % " + m + ")";
+    }
+
+    /** String concatenation: MariaDB's {@code ||} is OR unless the server's SQL mode says otherwise. */
+    private static String concat(String kind, String... parts) {
+        return kind.equals("mariadb") ? "CONCAT(" + String.join(", ", parts) + ")" : String.join(" || ", parts);
     }
 }

@@ -25,7 +25,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,8 +42,8 @@ final class KafkaSink implements Publisher, AutoCloseable {
     private final KafkaPublisher publisher;
     private final KafkaConsumer<String, byte[]> consumer;
     private final Thread poller;
-    /** The claimed row of each event sent, by event_no: what the receiver checks (it needs the outbox id). */
-    private final Map<String, OutboxRecord> sent = new ConcurrentHashMap<>();
+    /** The outbox id and aggregate of each event sent, by seq: what the receiver checks. */
+    private final SentLog sent = new SentLog();
     private final Receiver receiver;
     private volatile boolean running = true;
 
@@ -85,7 +84,7 @@ final class KafkaSink implements Publisher, AutoCloseable {
     @Override
     public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
         for (OutboxRecord r : records) {
-            sent.put(r.eventNo(), r);
+            sent.record(r);
         }
         return publisher.publish(records);
     }
@@ -95,9 +94,8 @@ final class KafkaSink implements Publisher, AutoCloseable {
             while (running) {
                 for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(100))) {
                     Header no = record.headers().lastHeader(Envelope.EVENT_NO);
-                    OutboxRecord r = no == null ? null : sent.get(new String(no.value(), StandardCharsets.UTF_8));
-                    if (r != null) {
-                        receiver.accept(r);
+                    if (no != null) {
+                        sent.deliver(new String(no.value(), StandardCharsets.UTF_8), receiver);
                     }
                 }
             }

@@ -10,7 +10,7 @@ import java.util.Map;
  * {@code latency}: an open-loop producer commits events at a fixed rate, one per transaction with a
  * business row, and one relay delivers them; the receiver records commit-to-receive latency. The same
  * deliveries measured from each event's scheduled send time are printed too: that figure also contains
- * any producer stall.
+ * any producer stall. CPU per 1,000 events covers the producing window and the last deliveries.
  */
 final class LatencyBench implements Scenario {
 
@@ -62,14 +62,14 @@ final class LatencyBench implements Scenario {
         LatencyTracker latency = new LatencyTracker();
         Histogram fromSchedule = new ConcurrentHistogram(3);
         Timetable timetable = new Timetable(rate);
-        Receiver receiver = new Receiver(r -> {
-            long seq = EventWriter.seq(r.eventNo());
+        Receiver receiver = new Receiver(seq -> {
             latency.received(seq);
             fromSchedule.recordValue(Math.max(0, (System.nanoTime() - timetable.due(seq)) / 1000));
         });
         RelayTimers timers = new RelayTimers();
         OpenLoopProducer.Stats stats;
         boolean complete;
+        long cpuNanos;
         RelayGroup relays = RelayGroup.start(ctx, Sinks.create(o.string("sink"), receiver), 1, o.positiveInt("batch"),
                 timers);
         try {
@@ -81,6 +81,7 @@ final class LatencyBench implements Scenario {
                         hook.run();
                     });
             long started = System.nanoTime();
+            CpuClock cpu = CpuClock.start();
             ProgressReporter reporter = ProgressReporter.start(receiver::distinct, timers, started);
             try {
                 stats = producer.run();
@@ -88,6 +89,7 @@ final class LatencyBench implements Scenario {
                 reporter.stop();
             }
             complete = new Progress(receiver::distinct, timers, started).awaitAtLeast(stats.sent(), STALL_MS);
+            cpuNanos = cpu.elapsedNanos();
         } finally {
             relays.close();
         }
@@ -104,7 +106,8 @@ final class LatencyBench implements Scenario {
             Fmt.line("CHECK duplicates=" + receiver.duplicates() + " order_violations=" + receiver.orderViolations());
         }
         String result = "RESULT scenario=latency db=" + ctx.db.kind() + " rate=" + rate + " sent=" + stats.sent()
-                + " received=" + receiver.distinct() + " " + LatencyTracker.percentiles(h, true);
+                + " received=" + receiver.distinct() + " " + LatencyTracker.percentiles(h, true)
+                + " cpu_ms_per_1k=" + CpuClock.per1k(cpuNanos, stats.sent());
         return new Outcome(result, ok);
     }
 }

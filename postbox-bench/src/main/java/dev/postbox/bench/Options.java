@@ -1,5 +1,6 @@
 package dev.postbox.bench;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,6 +76,32 @@ final class Options {
                     + " (was " + n + ")");
         }
         return n;
+    }
+
+    /**
+     * A comma-separated list of whole numbers from 1 to {@code max}, e.g. {@code 16,64}: at least one, each
+     * at most once, kept in the order given.
+     */
+    List<Integer> positiveIntList(String name, int max) {
+        List<Integer> out = new ArrayList<>();
+        for (String part : string(name).split(",", -1)) {
+            String v = part.strip().replace("_", "");
+            int n;
+            try {
+                n = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                throw new UsageException("option --" + name + " must be a comma-separated list of whole numbers (was '"
+                        + string(name) + "')");
+            }
+            if (n < 1 || n > max) {
+                throw new UsageException("option --" + name + ": each value must be between 1 and " + max + " (was " + n + ")");
+            }
+            if (out.contains(n)) {
+                throw new UsageException("option --" + name + " lists " + n + " twice");
+            }
+            out.add(n);
+        }
+        return out;
     }
 
     /** {@code on} or {@code off}. */

@@ -1,7 +1,10 @@
 package dev.postbox.bench;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Locale;
 import java.util.OptionalLong;
 
 /** A schema {@code bench_*} in PostgreSQL database {@code test}, reached with {@code currentSchema}. */
@@ -78,6 +81,20 @@ final class PostgresBenchDatabase extends BenchDatabase {
     @Override
     void analyze(String table) {
         execute("VACUUM ANALYZE " + table);
+    }
+
+    @Override
+    String analyzedSoFar(String table) {
+        try (Connection c = connect(); PreparedStatement ps = c.prepareStatement("SELECT analyze_count,"
+                + " autoanalyze_count FROM pg_stat_user_tables WHERE schemaname = ? AND relname = ?")) {
+            ps.setString(1, name);
+            ps.setString(2, table.toLowerCase(Locale.ROOT));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) + "+" + rs.getLong(2) + "auto" : "0+0auto";
+            }
+        } catch (SQLException e) {
+            return "? (" + e.getMessage() + ")";
+        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.postbox.bench;
 
+import dev.postbox.Postbox;
 import dev.postbox.relay.Relay;
 import dev.postbox.spi.Publisher;
 
@@ -20,11 +21,17 @@ final class RelayGroup implements AutoCloseable {
     }
 
     static RelayGroup start(BenchContext ctx, Publisher sink, int count, int batchSize, RelayTimers timers) {
+        return start(ctx.postbox, ctx.notifications, sink, count, batchSize, timers);
+    }
+
+    /** The same on {@code postbox}, listening for notifications when {@code listen}. */
+    static RelayGroup start(Postbox postbox, boolean listen, Publisher sink, int count, int batchSize,
+                            RelayTimers timers) {
         RelayGroup group = new RelayGroup(sink);
         try {
             for (int i = 0; i < count; i++) {
-                group.relays.add(ctx.postbox.relay(sink).instanceId("bench-" + i).batchSize(batchSize).listener(timers)
-                        .listenForNotifications(ctx.notifications).start());
+                group.relays.add(postbox.relay(sink).instanceId("bench-" + i).batchSize(batchSize).listener(timers)
+                        .listenForNotifications(listen).start());
             }
         } catch (RuntimeException e) {
             group.close();

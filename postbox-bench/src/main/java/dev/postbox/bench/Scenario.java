@@ -26,6 +26,7 @@ interface Scenario extends Command {
             Fmt.line("DB kind=" + ctx.db.kind() + " name=" + ctx.db.name + " " + ctx.db.describe()
                     + " core=" + Bench.revision()
                     + " notify_listen=" + (ctx.notifications && ctx.db.kind().equals("postgres")));
+            Fmt.line("NOTE " + CpuClock.EXPLAINED);
             long others = ctx.db.otherSessions();
             if (others > 0) {
                 Fmt.line("WARN " + others + " other client sessions are connected to the server: they may skew timings"

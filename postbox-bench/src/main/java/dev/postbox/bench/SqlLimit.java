@@ -23,34 +23,41 @@ import java.util.concurrent.Future;
  * pending rows with SKIP LOCKED and lease them; commit; mark them published; commit" until the rows
  * preloaded for it are gone. The relay's own session settings are used (on PostgreSQL asynchronous
  * commit), so the ratio {@code eps / sql_limit_eps} is how much of the database's possible rate the relay
- * turns into deliveries.
+ * turns into deliveries. Like the drain it is compared with, it runs on rows just written and, unless asked
+ * to, never analyzed: a limit measured on fresh statistics would flatter the relay's ratio exactly where a
+ * real backlog hurts. Its rows (aggregates {@code L<n>}) are deleted afterwards, so it can run again.
  */
 final class SqlLimit {
 
     static final int THREADS = 2;
     /** Event numbers of the rows written for this measurement start here, far from the drain's. */
     private static final long FIRST_SEQ = 1_000_000_000L;
+    /** The aggregates of this measurement's rows ({@code L<n>}); the drain's are {@code A<n>}. */
+    private static final String AGGREGATE_PREFIX = "L";
 
-    record Result(long rows, double seconds) {
+    record Result(long rows, double seconds, boolean analyzed) {
         double eps() {
             return rows / seconds;
         }
 
         @Override
         public String toString() {
-            return "CEILING sql_limit_eps=" + Fmt.rate(eps()) + " rows=" + rows + " seconds=" + Fmt.two(seconds)
-                    + " threads=" + THREADS + " (claim + success update SQL alone, unordered, relay session settings)";
+            return "CEILING sql_limit_eps" + (analyzed ? "_analyzed" : "") + "=" + Fmt.rate(eps()) + " rows=" + rows
+                    + " seconds=" + Fmt.two(seconds) + " threads=" + THREADS
+                    + " (claim + success update SQL alone, unordered, relay session settings, "
+                    + (analyzed ? "after ANALYZE" : "statistics not refreshed") + ")";
         }
     }
 
     private SqlLimit() {
     }
 
-    static Result measure(BenchContext ctx, int rows, int batch) throws Exception {
+    /** Measures on {@code rows} new rows, with an ANALYZE of the table after writing them when {@code analyze}. */
+    static Result measure(BenchContext ctx, int rows, int batch, boolean analyze) throws Exception {
         try (Connection c = ctx.pool.getConnection()) {
             List<OutboxEvent> chunk = new ArrayList<>(Preload.CHUNK);
             for (int i = 0; i < rows; i++) {
-                chunk.add(EventWriter.event(FIRST_SEQ + i, "L" + (i % 1000)));
+                chunk.add(EventWriter.event(FIRST_SEQ + i, AGGREGATE_PREFIX + (i % 1000)));
                 if (chunk.size() == Preload.CHUNK || i == rows - 1) {
                     ctx.postbox.outbox().writeAll(c, chunk);
                     c.commit();
@@ -58,7 +65,9 @@ final class SqlLimit {
                 }
             }
         }
-        // ctx.db.analyze(ctx.outbox());
+        if (analyze) {
+            ctx.db.analyze(ctx.outbox());
+        }
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
             List<Future<long[]>> results = new ArrayList<>();
@@ -72,9 +81,10 @@ final class SqlLimit {
                 done += r[0];
                 nanos = Math.max(nanos, r[1]);
             }
-            return new Result(done, nanos / 1e9);
+            return new Result(done, nanos / 1e9, analyze);
         } finally {
             pool.shutdownNow();
+            ctx.db.execute("DELETE FROM " + ctx.outbox() + " WHERE aggregate_id LIKE '" + AGGREGATE_PREFIX + "%'");
         }
     }
 

@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * {@code steady}: P closed-loop producers (a business row and one event per transaction) for S seconds
  * with one relay. Reports what was produced and delivered per second during the window, the backlog left
- * when producers stopped, and commit-to-receive latency of every event (the backlog is drained first).
+ * when producers stopped, and commit-to-receive latency of every event (the backlog is drained first). CPU
+ * per 1,000 events covers the producing window and the drain of its backlog.
  */
 final class SteadyBench implements Scenario {
 
@@ -55,12 +56,13 @@ final class SteadyBench implements Scenario {
     public Outcome run(BenchContext ctx, Options o, Ceiling.Result ceiling) throws Exception {
         int producers = o.positiveInt("producers");
         LatencyTracker latency = new LatencyTracker();
-        Receiver receiver = new Receiver(r -> latency.received(EventWriter.seq(r.eventNo())));
+        Receiver receiver = new Receiver(latency::received);
         RelayTimers timers = new RelayTimers();
         ClosedLoopProducers.Stats stats;
         long deliveredInWindow;
         long backlog;
         boolean complete;
+        long cpuNanos;
         RelayGroup relays = RelayGroup.start(ctx, Sinks.create(o.string("sink"), receiver), 1, o.positiveInt("batch"),
                 timers);
         try {
@@ -71,6 +73,7 @@ final class SteadyBench implements Scenario {
                         hook.run();
                     });
             long started = System.nanoTime();
+            CpuClock cpu = CpuClock.start();
             ProgressReporter reporter = ProgressReporter.start(receiver::distinct, timers, started);
             try {
                 stats = loop.run(o.positiveInt("seconds"));
@@ -82,6 +85,7 @@ final class SteadyBench implements Scenario {
             Fmt.line("WINDOW produced=" + stats.produced() + " delivered=" + deliveredInWindow + " backlog=" + backlog
                     + " failed_writes=" + stats.failed() + "; draining the backlog");
             complete = new Progress(receiver::distinct, timers, started).awaitAtLeast(stats.produced(), STALL_MS);
+            cpuNanos = cpu.elapsedNanos();
         } finally {
             relays.close();
         }
@@ -89,13 +93,16 @@ final class SteadyBench implements Scenario {
         Histogram h = latency.histogram();
         Fmt.line("LATENCY commit_to_receive " + LatencyTracker.percentiles(h, true) + " max_ms=" + Fmt.ms(h.getMaxValue())
                 + " samples=" + h.getTotalCount());
+        Fmt.line("WRITES tx " + LatencyTracker.percentiles(stats.txMicros(), false) + " commit "
+                + LatencyTracker.percentiles(stats.commitMicros(), false));
         Fmt.line("CHECK received=" + receiver.distinct() + " duplicates=" + receiver.duplicates()
                 + " order_violations=" + receiver.orderViolations());
         boolean ok = complete && stats.failed() == 0 && receiver.duplicates() == 0 && receiver.orderViolations() == 0;
         String result = "RESULT scenario=steady db=" + ctx.db.kind()
                 + " produced_eps=" + Fmt.rate(stats.produced() / stats.seconds())
                 + " delivered_eps=" + Fmt.rate(deliveredInWindow / stats.seconds())
-                + " backlog=" + backlog + " " + LatencyTracker.percentiles(h, false);
+                + " backlog=" + backlog + " " + LatencyTracker.percentiles(h, false)
+                + " cpu_ms_per_1k=" + CpuClock.per1k(cpuNanos, stats.produced());
         return new Outcome(result, ok);
     }
 }

@@ -36,6 +36,7 @@ abstract class ChaosContract {
         assertThat(Long.parseLong(r.get("committed"))).isPositive();
         assertThat(Long.parseLong(r.get("rolled_back"))).isPositive();
         assertThat(Long.parseLong(r.get("drain_ms"))).as("drained").isNotNegative();
+        assertThat(Double.parseDouble(r.get("cpu_ms_per_1k"))).as("CPU of the run's processes per 1,000 events").isPositive();
         // the promises
         assertThat(r).as(outcome.result()).containsEntry("lost", "0").containsEntry("reordered", "0")
                 .containsEntry("rolled_back_delivered", "0");
