@@ -92,7 +92,7 @@ final class DrainBench implements Scenario {
         int history = o.nonNegativeInt("history");
         History.insert(ctx, history, aggregates);
         Preload.pending(ctx, events, aggregates);
-        // ctx.db.analyze(ctx.outbox());
+        ctx.db.analyze(ctx.outbox());
 
         Drained run = drain(ctx, o, o.string("sink"), events);
         Receiver receiver = run.receiver();
@@ -111,7 +111,7 @@ final class DrainBench implements Scenario {
         if (!Sinks.NULL.equals(o.string("sink"))) {
             ctx.db.execute("DELETE FROM " + ctx.outbox() + " WHERE event_no LIKE '" + EventWriter.EVENT_NO_PREFIX + "%'");
             Preload.pending(ctx, events, aggregates);
-            // ctx.db.analyze(ctx.outbox());
+            ctx.db.analyze(ctx.outbox());
             Drained nullRun = drain(ctx, o, Sinks.NULL, events);
             double nullEps = nullRun.receiver().distinct() / nullRun.seconds();
             Fmt.line("REFERENCE sink=null eps=" + Fmt.rate(nullEps) + " published=" + nullRun.receiver().distinct()

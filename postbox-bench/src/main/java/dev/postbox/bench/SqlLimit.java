@@ -58,7 +58,7 @@ final class SqlLimit {
                 }
             }
         }
-        // ctx.db.analyze(ctx.outbox());
+        ctx.db.analyze(ctx.outbox());
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         try {
             List<Future<long[]>> results = new ArrayList<>();
