@@ -6,8 +6,11 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Hooks for metrics and tracing; every method has a no-op default and runs on the relay's thread, so it
- * must be quick and must not throw (an exception is logged and ignored). {@link #NOOP} does nothing.
+ * Hooks for metrics and tracing; every method has a no-op default and runs on one of the relay's threads,
+ * so it must be quick and must not throw (an exception is logged and ignored). With more than one batch in
+ * flight ({@code inFlightBatches}, default 2) the hooks of different batches run on different threads at
+ * the same time, so an implementation must be thread-safe; the hooks of one batch run on one thread, in
+ * order. {@link #NOOP} does nothing.
  */
 public interface RelayListener {
 
