@@ -156,6 +156,12 @@ final class DrainBench implements Scenario {
 
         // after the drain, on the same table: what the SQL alone could do (H2 has no SKIP LOCKED to compare with)
         boolean sql = !ctx.db.kind().equals("h2");
+        if (sql && ctx.countOutbox("publish_status <> 2") > 0) {
+            // a drain that stalled or timed out left events behind: the SQL loop claims the lowest ids, so it
+            // would work through them too instead of its own rows
+            ctx.db.execute("DELETE FROM " + ctx.outbox() + " WHERE publish_status <> 2");
+            Fmt.line("CLEANUP deleted the events the drain left unpublished, so that sql_limit measures its own rows only");
+        }
         String sqlLimit = "n/a";
         int limitRows = Math.min(events, 50_000);
         if (sql) {
