@@ -35,6 +35,12 @@ abstract class EchoSink implements Publisher, AutoCloseable {
         return publisher().publish(records);
     }
 
+    /** The transport publisher's order lane, so that the relay hands it whole batches as it would without the sink. */
+    @Override
+    public Object orderLane(OutboxRecord event) {
+        return publisher().orderLane(event);
+    }
+
     /** Called by the sink's consumer for every delivery read back from the broker. */
     final void delivered(String eventNo) {
         sent.deliver(eventNo, receiver);

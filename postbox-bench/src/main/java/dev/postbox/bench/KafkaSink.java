@@ -89,6 +89,12 @@ final class KafkaSink implements Publisher, AutoCloseable {
         return publisher.publish(records);
     }
 
+    /** The publisher's order lane (the topic), so that the relay hands it whole batches. */
+    @Override
+    public Object orderLane(OutboxRecord event) {
+        return publisher.orderLane(event);
+    }
+
     private void poll() {
         try {
             while (running) {

@@ -44,7 +44,7 @@ final class SqlLimit {
         public String toString() {
             return "CEILING sql_limit_eps" + (analyzed ? "_analyzed" : "") + "=" + Fmt.rate(eps()) + " rows=" + rows
                     + " seconds=" + Fmt.two(seconds) + " threads=" + THREADS
-                    + " (claim + success update SQL alone, unordered, relay session settings, "
+                    + " (claim + success update SQL alone, unordered, relay session and claim settings, "
                     + (analyzed ? "after ANALYZE" : "statistics not refreshed") + ")";
         }
     }
@@ -92,6 +92,7 @@ final class SqlLimit {
         return () -> {
             String t = ctx.outbox();
             boolean pg = ctx.db.kind().equals("postgres");
+            String planSql = ctx.postbox.dialect().claimPlanSql();
             try (Connection c = ctx.db.connect()) {
                 c.setAutoCommit(false);
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -107,6 +108,11 @@ final class SqlLimit {
                 while (true) {
                     List<Long> ids;
                     try {
+                        if (planSql != null) { // the relay's claim transactions start with it too
+                            try (Statement st = c.createStatement()) {
+                                st.execute(planSql);
+                            }
+                        }
                         ids = pg ? claimPostgres(c, t, batch, owner) : claimLocking(c, t, batch, owner);
                         c.commit();
                     } catch (java.sql.SQLTransactionRollbackException deadlock) {
