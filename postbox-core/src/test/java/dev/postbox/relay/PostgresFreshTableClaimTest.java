@@ -2,6 +2,8 @@ package dev.postbox.relay;
 
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.outbox.OutboxEvent;
+import dev.postbox.testing.DatabaseContract;
 import dev.postbox.testing.PgReads;
 import dev.postbox.testing.TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -9,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -21,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sorts them and takes n: a claim of 125 read all 100,000 (drain 4.2k events/s instead of 22.9k). The
  * claim's statements must read in proportion to the batch on such a table, whatever the statistics say.
  */
-class PostgresFreshTableClaimTest extends RelayContract {
+class PostgresFreshTableClaimTest extends DatabaseContract {
 
     private static final int EVENTS = 20_000;
     private static final int AGGREGATES = 200;
@@ -37,7 +40,7 @@ class PostgresFreshTableClaimTest extends RelayContract {
         exec("ALTER TABLE " + table + " SET (autovacuum_enabled = false)"); // this test's own schema: stays unanalyzed
         // events of a realistic size (~500 bytes): on a table of tiny rows a sequential scan is the planner's
         // fair choice for 375 ids, whatever the statistics
-        writeEvents(EVENTS, AGGREGATES, "order.event", 500);
+        writeEvents(500);
         assertThat(queryLong("SELECT reltuples::bigint FROM pg_class WHERE oid = '" + table + "'::regclass"))
                 .as("the table was never analyzed or vacuumed").isEqualTo(-1);
 
@@ -64,6 +67,22 @@ class PostgresFreshTableClaimTest extends RelayContract {
             // 125 candidates, a guard probe and an update each: a few hundred entries, not 20,000 pending rows
             assertThat(afterHeads - before).as("entries the heads' claim read").isLessThan(1_000);
             assertThat(afterRuns - afterHeads).as("entries the followers' claim read").isLessThan(2_000);
+        }
+    }
+
+    /** {@link #EVENTS} events round-robin over {@link #AGGREGATES} aggregates, each payload about {@code bytes} long. */
+    private void writeEvents(int bytes) throws Exception {
+        String pad = "x".repeat(bytes - 30);
+        List<OutboxEvent> batch = new ArrayList<>();
+        for (int i = 0; i < EVENTS; i++) {
+            batch.add(OutboxEvent.builder().eventNo("F-" + i).aggregate("ORDER", "A" + (i % AGGREGATES))
+                    .eventType("ORDER_CHANGED").channel("MQ").topic("order.event")
+                    .payload("{\"seq\":" + i + ",\"pad\":\"" + pad + "\"}").build());
+            if (batch.size() == 1000) {
+                List<OutboxEvent> chunk = List.copyOf(batch);
+                inTx(c -> postbox.outbox().writeAll(c, chunk));
+                batch.clear();
+            }
         }
     }
 }

@@ -25,17 +25,10 @@ public abstract class RelayContract extends DatabaseContract {
 
     /** Writes {@code n} events round-robin over {@code aggregates} aggregates, in batches. */
     protected void writeEvents(int n, int aggregates, String topic) throws Exception {
-        writeEvents(n, aggregates, topic, 0);
-    }
-
-    /** As above, each payload padded to at least {@code payloadBytes}. */
-    protected void writeEvents(int n, int aggregates, String topic, int payloadBytes) throws Exception {
         List<OutboxEvent> batch = new ArrayList<>();
-        String pad = "x".repeat(Math.max(0, payloadBytes - 30));
         for (int i = 0; i < n; i++) {
-            String payload = payloadBytes == 0 ? "{\"seq\":" + i + "}" : "{\"seq\":" + i + ",\"pad\":\"" + pad + "\"}";
             batch.add(OutboxEvent.builder().eventNo(topic + "-" + i).aggregate("ORDER", "A" + (i % aggregates))
-                    .eventType("ORDER_CHANGED").channel("MQ").topic(topic).payload(payload).build());
+                    .eventType("ORDER_CHANGED").channel("MQ").topic(topic).payload("{\"seq\":" + i + "}").build());
             if (batch.size() == 1000 || i == n - 1) {
                 List<OutboxEvent> chunk = List.copyOf(batch);
                 inTx(c -> postbox.outbox().writeAll(c, chunk));
