@@ -60,7 +60,8 @@ public final class PollLoop {
     private final Object signal = new Object();
     private final List<Thread> threads = new ArrayList<>();
     private final List<Body> bodies = new ArrayList<>();
-    private boolean woken;
+    /** Counts {@link #wakeUp()}s: a thread that has not seen the latest one starts a turn without waiting. */
+    private long wakeUps;
     /** Wake-ups for one thread each ({@link #wakeUpOne()}) not yet taken by a thread. */
     private int tokens;
     private volatile boolean closing;
@@ -106,7 +107,7 @@ public final class PollLoop {
     /** Ends the current idle wait of every thread at once. */
     public void wakeUp() {
         synchronized (signal) {
-            woken = true;
+            wakeUps++;
             signal.notifyAll();
         }
     }
@@ -168,6 +169,10 @@ public final class PollLoop {
 
     private void loop(Body body) {
         long idleMs = pollMinMs;
+        long seenWakeUps;
+        synchronized (signal) {
+            seenWakeUps = wakeUps;
+        }
         while (!closing) {
             try {
                 Outcome outcome = body.turn();
@@ -183,16 +188,21 @@ public final class PollLoop {
                 idleMs = Math.max(idleMs, pollMaxMs);
             }
             synchronized (signal) {
-                if (!woken && tokens == 0 && !closing) {
+                // wait out the idle time unless woken: a notify whose wake-up another thread took first (one
+                // that ended its turn meanwhile) is not this thread's, and it goes on waiting
+                long deadline = System.nanoTime() + idleMs * 1_000_000L;
+                long left = idleMs * 1_000_000L;
+                while (wakeUps == seenWakeUps && tokens == 0 && !closing && left > 0) {
                     try {
-                        signal.wait(idleMs);
+                        signal.wait(Math.max(1, left / 1_000_000L));
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         return;
                     }
+                    left = deadline - System.nanoTime();
                 }
-                if (woken) {
-                    woken = false;
+                if (wakeUps != seenWakeUps) {
+                    seenWakeUps = wakeUps;
                     idleMs = pollMinMs;
                 } else if (tokens > 0) {
                     tokens--;

@@ -69,17 +69,18 @@ class PollLoopBehaviourTest {
         awaitTrue(() -> turns.get() == 3, Duration.ofSeconds(2)); // every thread's first turn; all wait 30 s now
         Thread.sleep(100);
         loop.wakeUpOne();
-        awaitTrue(() -> turns.get() == 4, Duration.ofSeconds(2));
+        awaitTrue(() -> turns.get() >= 4, Duration.ofSeconds(2));
         Thread.sleep(300);
         assertThat(turns).as("one wake-up, one turn").hasValue(4);
         loop.wakeUpOne();
         loop.wakeUpOne();
-        awaitTrue(() -> turns.get() == 6, Duration.ofSeconds(2));
+        awaitTrue(() -> turns.get() >= 6, Duration.ofSeconds(2));
         Thread.sleep(300);
         assertThat(turns).as("two wake-ups, two turns").hasValue(6);
         loop.wakeUp();
-        awaitTrue(() -> turns.get() == 9, Duration.ofSeconds(2));
-        assertThat(turns).as("a wake-up for all: every thread").hasValue(9);
+        awaitTrue(() -> turns.get() >= 9, Duration.ofSeconds(2));
+        Thread.sleep(300);
+        assertThat(turns).as("a wake-up for all: every thread, once").hasValue(9);
         loop.close(Duration.ofSeconds(2), Duration.ofSeconds(1));
     }
 
@@ -100,7 +101,7 @@ class PollLoopBehaviourTest {
         loop.wakeUpOne(); // nobody idle: kept for the thread that ends its turn next
         loop.wakeUpOne(); // at most one per thread is kept
         release.countDown();
-        awaitTrue(() -> turns.get() == 2, Duration.ofSeconds(2));
+        awaitTrue(() -> turns.get() >= 2, Duration.ofSeconds(2));
         Thread.sleep(300);
         assertThat(turns).as("the kept wake-up started one turn at once, not a second one").hasValue(2);
         loop.close(Duration.ofSeconds(2), Duration.ofSeconds(1));
