@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Whole batches through {@link RabbitPublisher}'s one order lane (its channel) against the local broker:
  * runs of one aggregate go in one call and arrive in order; an event that fails holds the rest of its
  * aggregate's run (not sent when the failure is known first, not believed when the broker returned it
- * while confirming the later ones), which goes out in order once the failed one is resolved.
+ * while confirming the later ones: which of the two happens is the broker's timing), which goes out in
+ * order once the failed one is resolved.
  */
 class RabbitRunsTest extends RabbitTestSupport {
 
@@ -139,9 +140,13 @@ class RabbitRunsTest extends RabbitTestSupport {
                 assertThat(record("X-" + i).status()).as("X-" + i).isEqualTo(OutboxStatus.PENDING);
                 assertThat(record("X-" + i).retryCount()).as("X-" + i + " held, not an attempt").isZero();
             }
-            awaitMessages(queue, 11);
+            // every outcome is known once the cycle ends (confirms come after the queue took a message), so
+            // the queue holds all that was routed: X-3.. were either routed behind the returned one (written
+            // before its return arrived, then not believed) or not written at all (the return came first)
+            awaitMessages(queue, 8);
             Map<String, List<Integer>> before = take(queue);
-            assertThat(before.get("X")).as("the channel routed X-3.. although X-2 came back").containsExactly(0, 1, 3, 4, 5);
+            assertThat(before.get("X")).as("X-3.. routed behind the returned one or not written")
+                    .isIn(List.of(0, 1), List.of(0, 1, 3, 4, 5));
             assertThat(before.get("Y")).containsExactly(0, 1, 2, 3, 4, 5);
 
             assertThat(relay.runOnce().claimed()).as("X waits behind its dead event").isZero();
