@@ -15,8 +15,10 @@ import java.util.OptionalLong;
  *
  * <p>The table is drained as a backlog really arrives, after a broker outage: just filled, its statistics
  * never refreshed (no ANALYZE; PostgreSQL's autovacuum may still analyze it on its own, which the VERIFY
- * line shows). {@code --analyze compare} then repeats the same drain on the same table, emptied, refilled
- * and analyzed ({@code eps_analyzed}, {@code vs_analyzed}), so a relay whose speed depends on fresh
+ * line shows). {@code --analyze compare} then repeats the same drain on the same table, emptied and
+ * refilled: once more without ANALYZE in the now warm JVM ({@code eps_warm}), then analyzed
+ * ({@code eps_analyzed}, {@code vs_analyzed} of the first drain, {@code warm_vs_analyzed} of the warm one,
+ * which isolates the statistics from the JVM's warm-up), so a relay whose speed depends on fresh
  * statistics shows within one run. With a broker sink, the drain is also repeated through the null sink
  * ({@code null_sink_eps}, {@code vs_null}), so the transport's cost is read within one run.
  */
@@ -174,16 +176,25 @@ final class DrainBench implements Scenario {
         String analyzed = "";
         boolean analyzedOk = true;
         if (compare) {
+            // first once more without ANALYZE in this now warm JVM: the first drain also paid for the JIT and
+            // the pools' warm-up, which the analyzed one after it does not; warm_vs_analyzed isolates the
+            // statistics
+            refill(ctx, events, aggregates);
+            Drained warm = drain(ctx, o, sinkName, events);
+            analyzedOk = warm.clean(events) && ctx.countOutbox("publish_status <> 2") == 0;
+            Fmt.line("WARM eps=" + Fmt.rate(warm.eps()) + " published=" + warm.receiver().distinct()
+                    + " cpu_ms_per_1k=" + warm.cpuPer1k() + " (the same drain again without ANALYZE, warm JVM)");
             refill(ctx, events, aggregates);
             ctx.db.analyze(ctx.outbox());
             Fmt.line("ANALYZE done after the refill: the relays start on fresh statistics");
             Drained again = drain(ctx, o, sinkName, events);
-            analyzedOk = again.clean(events) && ctx.countOutbox("publish_status <> 2") == 0;
+            analyzedOk &= again.clean(events) && ctx.countOutbox("publish_status <> 2") == 0;
             Fmt.line("ANALYZED eps=" + Fmt.rate(again.eps()) + " published=" + again.receiver().distinct()
                     + " duplicates=" + again.receiver().duplicates() + " order_violations=" + again.receiver().orderViolations()
                     + " cpu_ms_per_1k=" + again.cpuPer1k());
             analyzed = " eps_analyzed=" + Fmt.rate(again.eps()) + " vs_analyzed=" + Fmt.two(run.eps() / again.eps())
-                    + " cpu_ms_per_1k_analyzed=" + again.cpuPer1k();
+                    + " cpu_ms_per_1k_analyzed=" + again.cpuPer1k() + " eps_warm=" + Fmt.rate(warm.eps())
+                    + " warm_vs_analyzed=" + Fmt.two(warm.eps() / again.eps());
             if (sql) {
                 SqlLimit.Result limit = SqlLimit.measure(ctx, limitRows, o.positiveInt("batch"), true);
                 Fmt.line(limit.toString());

@@ -178,7 +178,7 @@ final class SqlLimit {
         String where = pg ? "id = ANY (?)" : "id IN (" + placeholders(ids.size()) + ")";
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + t + " SET publish_status = 2, published_time = ?,"
                 + " locked_by = NULL, lock_until = NULL, update_time = ? WHERE " + where
-                + " AND locked_by = ? AND publish_status = 1")) {
+                + " AND locked_by = ? AND publish_status + 0 = 1")) { // by primary key: see Leases (core)
             Timestamp now = new Timestamp(System.currentTimeMillis());
             ps.setTimestamp(1, now);
             ps.setTimestamp(2, now);

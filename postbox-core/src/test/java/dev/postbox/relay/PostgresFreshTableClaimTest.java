@@ -2,7 +2,6 @@ package dev.postbox.relay;
 
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.OutboxRecord;
-import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.testing.DatabaseContract;
 import dev.postbox.testing.PgReads;
 import dev.postbox.testing.TestDatabase;
@@ -11,7 +10,6 @@ import org.junit.jupiter.api.Test;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -40,7 +38,7 @@ class PostgresFreshTableClaimTest extends DatabaseContract {
         exec("ALTER TABLE " + table + " SET (autovacuum_enabled = false)"); // this test's own schema: stays unanalyzed
         // events of a realistic size (~500 bytes): on a table of tiny rows a sequential scan is the planner's
         // fair choice for 375 ids, whatever the statistics
-        writeEvents(500);
+        Backlogs.write(postbox, ds, EVENTS, AGGREGATES, 500);
         assertThat(queryLong("SELECT reltuples::bigint FROM pg_class WHERE oid = '" + table + "'::regclass"))
                 .as("the table was never analyzed or vacuumed").isEqualTo(-1);
 
@@ -67,22 +65,6 @@ class PostgresFreshTableClaimTest extends DatabaseContract {
             // 125 candidates, a guard probe and an update each: a few hundred entries, not 20,000 pending rows
             assertThat(afterHeads - before).as("entries the heads' claim read").isLessThan(1_000);
             assertThat(afterRuns - afterHeads).as("entries the followers' claim read").isLessThan(2_000);
-        }
-    }
-
-    /** {@link #EVENTS} events round-robin over {@link #AGGREGATES} aggregates, each payload about {@code bytes} long. */
-    private void writeEvents(int bytes) throws Exception {
-        String pad = "x".repeat(bytes - 30);
-        List<OutboxEvent> batch = new ArrayList<>();
-        for (int i = 0; i < EVENTS; i++) {
-            batch.add(OutboxEvent.builder().eventNo("F-" + i).aggregate("ORDER", "A" + (i % AGGREGATES))
-                    .eventType("ORDER_CHANGED").channel("MQ").topic("order.event")
-                    .payload("{\"seq\":" + i + ",\"pad\":\"" + pad + "\"}").build());
-            if (batch.size() == 1000) {
-                List<OutboxEvent> chunk = List.copyOf(batch);
-                inTx(c -> postbox.outbox().writeAll(c, chunk));
-                batch.clear();
-            }
         }
     }
 }
