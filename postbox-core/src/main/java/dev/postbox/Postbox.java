@@ -123,6 +123,15 @@ public final class Postbox {
                 new String[] {bizType, actionType});
     }
 
+    /**
+     * Configures retention for these tables: finished rows removed after {@code policy}'s retention,
+     * deleted or archived in bounded batches ({@link dev.postbox.retention.Retention}).
+     */
+    public dev.postbox.retention.Retention.Builder retention(dev.postbox.retention.RetentionPolicy policy) {
+        return Features.make(dev.postbox.retention.Retention.Builder.class, dev.postbox.retention.RetentionPolicy.class,
+                settings, Objects.requireNonNull(policy, "policy"));
+    }
+
     /** A person's retry and cancel of outbox events, recorded with who and why. */
     public dev.postbox.admin.Admin admin() {
         return admin;

@@ -262,4 +262,24 @@ public interface Dialect {
     default String currentTimeSql() {
         return "CURRENT_TIMESTAMP(3)";
     }
+
+    /**
+     * SQL that bounds how long the statements of a background housekeeping job (retention) wait for a row
+     * lock, run at the start of each of its transactions on its own connection; or null where the database
+     * has no such setting. A job that removes old rows must give way to the writers and relays, never queue
+     * them behind itself.
+     */
+    default String lockTimeoutSql(java.time.Duration timeout) {
+        return null;
+    }
+
+    /**
+     * A query of the catalog's estimate of a table's size, with the table's name as its one parameter,
+     * answering one row {@code (bytes, rows)}: heap, indexes and TOAST together, and the estimated row
+     * count (either may be 0 before the database has looked at the table); or null where the catalog keeps
+     * no such estimate. Reads no row of the table.
+     */
+    default String tableSizeSql() {
+        return null;
+    }
 }

@@ -105,4 +105,10 @@ final class H2Dialect implements Dialect {
     public boolean batchedPrimaryKeyUpdates() {
         return true;
     }
+
+    /** H2's lock wait for the session. */
+    @Override
+    public String lockTimeoutSql(java.time.Duration timeout) {
+        return "SET LOCK_TIMEOUT " + timeout.toMillis();
+    }
 }

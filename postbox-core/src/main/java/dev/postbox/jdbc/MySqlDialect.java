@@ -102,4 +102,17 @@ final class MySqlDialect implements Dialect {
     public String currentTimeSql() {
         return "UTC_TIMESTAMP(3)";
     }
+
+    /** InnoDB's row-lock wait for the session, in whole seconds (at least 1: its smallest value). */
+    @Override
+    public String lockTimeoutSql(java.time.Duration timeout) {
+        return "SET SESSION innodb_lock_wait_timeout = " + Math.max(1, (timeout.toMillis() + 999) / 1000);
+    }
+
+    /** From information_schema (InnoDB's sampled estimate). */
+    @Override
+    public String tableSizeSql() {
+        return "SELECT DATA_LENGTH + INDEX_LENGTH, TABLE_ROWS FROM information_schema.TABLES"
+                + " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?";
+    }
 }

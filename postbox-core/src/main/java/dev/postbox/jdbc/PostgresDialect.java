@@ -125,4 +125,17 @@ final class PostgresDialect implements Dialect {
     public String currentTimeSql() {
         return "clock_timestamp()";
     }
+
+    /** {@code lock_timeout} for the rest of the transaction. */
+    @Override
+    public String lockTimeoutSql(java.time.Duration timeout) {
+        return "SET LOCAL lock_timeout = '" + timeout.toMillis() + "ms'";
+    }
+
+    /** From pg_class and the statistics collector (a never-analyzed table: its live-tuple count). */
+    @Override
+    public String tableSizeSql() {
+        return "SELECT pg_total_relation_size(c.oid), GREATEST(c.reltuples::bigint, COALESCE(s.n_live_tup, 0))"
+                + " FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass(?)";
+    }
 }

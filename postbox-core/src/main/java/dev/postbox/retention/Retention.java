@@ -1,0 +1,290 @@
+package dev.postbox.retention;
+
+import dev.postbox.common.ValidationException;
+import dev.postbox.internal.Check;
+import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.Pools;
+import dev.postbox.internal.poll.Transactions;
+import dev.postbox.jdbc.Dialect;
+import com.zaxxer.hikari.HikariDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Keeps Postbox's tables small: removes finished rows older than the {@link RetentionPolicy} says, by
+ * deleting them or moving them to the {@code *_archive} twins, in bounded batches of short transactions
+ * on its own one-connection pool, with a lock timeout (it gives way to writers and relays instead of
+ * queueing them) and a statement timeout, within a per-run budget of rows and time. Unfinished rows are
+ * never touched; an outbox DEAD row still holding back a later event of its aggregate is kept. Each table
+ * is walked by primary key ({@link Sweep}); a run that spent its budget leaves a cursor the next run of this
+ * instance resumes from. {@link #plan()} reports what a run would remove without removing anything.
+ * Thread-safe: runs and plans of one instance are serialized.
+ * <pre>{@code
+ * try (Retention retention = postbox.retention(policy).batchSize(1000).build()) {
+ *     RetentionReport report = retention.runOnce();
+ * }
+ * }</pre>
+ */
+public final class Retention implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(Retention.class);
+
+    private final Settings settings;
+    private final RetentionPolicy policy;
+    private final Config config;
+    private final List<Sweep> sweeps = new ArrayList<>();
+    private final Map<RetentionTable, Long> cursors = new EnumMap<>(RetentionTable.class);
+    private final HikariDataSource pool;
+
+    /** Settings as {@link Builder#build()} validated them. */
+    record Config(int batchSize, long maxRowsPerRun, Duration maxRunTime, Duration lockTimeout,
+                  Duration statementTimeout) {
+    }
+
+    private Retention(Settings settings, RetentionPolicy policy, Config config) {
+        this.settings = settings;
+        this.policy = policy;
+        this.config = config;
+        for (RetentionTable t : RetentionTable.values()) {
+            if (!policy.rules(t).isEmpty()) {
+                sweeps.add(new Sweep(settings.dialect(), settings.tables(), t, policy.rules(t),
+                        (int) Math.max(1, config.statementTimeout().toSeconds())));
+            }
+        }
+        this.pool = Pools.own(settings.dataSource(), "postbox-retention", 1, null);
+    }
+
+    /** The policy this retention carries out. */
+    public RetentionPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Removes what the policy says is due, table by table, until every table's walk completes or the run's
+     * budget ({@link Builder#maxRowsPerRun}, {@link Builder#maxRunTime}) is spent.
+     */
+    public synchronized RetentionReport runOnce() {
+        Instant started = settings.now();
+        long t0 = System.nanoTime();
+        long deadline = t0 + config.maxRunTime().toNanos();
+        long budget = config.maxRowsPerRun();
+        List<RetentionReport.TableRun> runs = new ArrayList<>();
+        for (Sweep sweep : sweeps) {
+            RetentionTable table = sweep.table();
+            RetentionPolicy.Strategy strategy = policy.strategy(table);
+            Instant now = settings.now();
+            Instant[] cutoffs = sweep.cutoffs(now);
+            Instant newest = now.minus(policy.shortestKeep(table));
+            Instant archiveAt = strategy == RetentionPolicy.Strategy.ARCHIVE ? now : null;
+            long after = cursors.getOrDefault(table, 0L);
+            long removed = 0;
+            int batches = 0;
+            int windows = 0;
+            RetentionReport.Stop stop = RetentionReport.Stop.COMPLETE;
+            while (true) {
+                if (budget <= 0) {
+                    stop = RetentionReport.Stop.BUDGET;
+                    break;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    stop = RetentionReport.Stop.TIME;
+                    break;
+                }
+                int size = (int) Math.min(config.batchSize(), budget);
+                long from = after;
+                Sweep.Window w = inTransaction(table, "reading a window after id " + from,
+                        c -> sweep.window(c, from, size, newest));
+                if (w.rows() == 0) {
+                    break;
+                }
+                windows++;
+                int n = inTransaction(table, "removing ids " + (from + 1) + ".." + w.lastId(),
+                        c -> sweep.remove(c, from, w.lastId(), cutoffs, archiveAt));
+                if (n > 0) {
+                    batches++;
+                    removed += n;
+                    budget -= n;
+                }
+                after = w.lastId();
+                if (w.allYoung() || w.rows() < size) {
+                    break;
+                }
+            }
+            if (stop == RetentionReport.Stop.COMPLETE) {
+                cursors.remove(table);
+            } else {
+                cursors.put(table, after);
+            }
+            runs.add(new RetentionReport.TableRun(table, strategy, removed, batches, windows, stop));
+            if (removed > 0) {
+                log.info("Retention: {} {} rows of {} ({} batches, {})", strategy == RetentionPolicy.Strategy.ARCHIVE
+                        ? "archived" : "deleted", removed, table.table(settings.tables()), batches, stop);
+            }
+        }
+        return new RetentionReport(started, Duration.ofNanos(System.nanoTime() - t0), runs);
+    }
+
+    /**
+     * What a run would remove now, per table and status, with the bytes that frees as the catalog estimates
+     * them; reads the tables as a run does (window by window, no budget) and removes nothing.
+     */
+    public synchronized RetentionPlan plan() {
+        List<RetentionPlan.Entry> entries = new ArrayList<>();
+        for (Sweep sweep : sweeps) {
+            RetentionTable table = sweep.table();
+            Instant now = settings.now();
+            Instant[] cutoffs = sweep.cutoffs(now);
+            Instant newest = now.minus(policy.shortestKeep(table));
+            Map<String, Long> counts = new java.util.LinkedHashMap<>();
+            long after = 0;
+            while (true) {
+                long from = after;
+                Sweep.Window w = inTransaction(table, "reading a window after id " + from,
+                        c -> sweep.window(c, from, config.batchSize(), newest));
+                if (w.rows() == 0) {
+                    break;
+                }
+                inTransaction(table, "counting ids " + (from + 1) + ".." + w.lastId(), c -> {
+                    sweep.count(c, from, w.lastId(), cutoffs).forEach((s, n) -> counts.merge(s, n, Long::sum));
+                    return null;
+                });
+                after = w.lastId();
+                if (w.allYoung() || w.rows() < config.batchSize()) {
+                    break;
+                }
+            }
+            double rowBytes = averageRowBytes(table);
+            List<String> order = table.removableStatuses().isEmpty() ? List.of("ANY") : table.removableStatuses();
+            for (String status : order) {
+                long rows = counts.getOrDefault(status, 0L);
+                if (rows > 0) {
+                    entries.add(new RetentionPlan.Entry(table, status, policy.strategy(table), rows,
+                            rowBytes < 0 ? -1 : Math.round(rows * rowBytes)));
+                }
+            }
+        }
+        return new RetentionPlan(entries);
+    }
+
+    /** The table's bytes per row as the catalog estimates them, or -1 without an estimate. */
+    private double averageRowBytes(RetentionTable table) {
+        String sql = settings.dialect().tableSizeSql();
+        if (sql == null) {
+            return -1;
+        }
+        return inTransaction(table, "reading the catalog's size", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setString(1, table.table(settings.tables()));
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next() || rs.getLong(2) <= 0) {
+                        return -1.0;
+                    }
+                    return (double) rs.getLong(1) / rs.getLong(2);
+                }
+            }
+        });
+    }
+
+    private <T> T inTransaction(RetentionTable table, String what, Transactions.Work<T> work) {
+        Dialect dialect = settings.dialect();
+        String lockSql = dialect.lockTimeoutSql(config.lockTimeout());
+        return Transactions.inTransaction(pool, "retention of " + table.table(settings.tables()) + ": " + what, c -> {
+            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            if (lockSql != null) {
+                try (Statement st = c.createStatement()) {
+                    st.execute(lockSql);
+                }
+            }
+            return work.run(c);
+        });
+    }
+
+    /** Closes the retention's pool. A run in progress fails at its next statement. */
+    @Override
+    public void close() {
+        pool.close();
+    }
+
+    /** Configures a {@link Retention}; {@link #build()} validates and freezes it. Not thread-safe. */
+    public static final class Builder {
+        /** Default rows per window and per transaction. */
+        public static final int DEFAULT_BATCH_SIZE = 1_000;
+        /** Largest batch: bigger transactions hold locks long enough to stall writers. */
+        public static final int MAX_BATCH_SIZE = 10_000;
+        /** Default rows one run removes at most. */
+        public static final long DEFAULT_MAX_ROWS_PER_RUN = 1_000_000;
+
+        private final Settings settings;
+        private final RetentionPolicy policy;
+        private int batchSize = DEFAULT_BATCH_SIZE;
+        private long maxRowsPerRun = DEFAULT_MAX_ROWS_PER_RUN;
+        private Duration maxRunTime = Duration.ofMinutes(5);
+        private Duration lockTimeout = Duration.ofSeconds(2);
+        private Duration statementTimeout = Duration.ofSeconds(30);
+
+        Builder(Settings settings, RetentionPolicy policy) {
+            this.settings = settings;
+            this.policy = Objects.requireNonNull(policy, "policy");
+        }
+
+        /** Rows per primary-key window and per removing transaction (1..10,000; default 1,000). */
+        public Builder batchSize(int batchSize) {
+            this.batchSize = Check.range("batchSize", batchSize, 1, MAX_BATCH_SIZE);
+            return this;
+        }
+
+        /** Rows one run removes at most (1..1,000,000,000; default 1,000,000). */
+        public Builder maxRowsPerRun(long maxRowsPerRun) {
+            if (maxRowsPerRun < 1 || maxRowsPerRun > 1_000_000_000L) {
+                throw new ValidationException("maxRowsPerRun", "must be between 1 and 1000000000 (was " + maxRowsPerRun + ")");
+            }
+            this.maxRowsPerRun = maxRowsPerRun;
+            return this;
+        }
+
+        /** How long one run may take before it stops at the next window (1 s..24 h; default 5 min). */
+        public Builder maxRunTime(Duration maxRunTime) {
+            this.maxRunTime = duration("maxRunTime", maxRunTime, Duration.ofSeconds(1), Duration.ofHours(24));
+            return this;
+        }
+
+        /** How long a statement waits for a row lock before the batch gives way (100 ms..60 s; default 2 s). */
+        public Builder lockTimeout(Duration lockTimeout) {
+            this.lockTimeout = duration("lockTimeout", lockTimeout, Duration.ofMillis(100), Duration.ofSeconds(60));
+            return this;
+        }
+
+        /** How long one statement may run (1 s..10 min; default 30 s). */
+        public Builder statementTimeout(Duration statementTimeout) {
+            this.statementTimeout = duration("statementTimeout", statementTimeout, Duration.ofSeconds(1),
+                    Duration.ofMinutes(10));
+            return this;
+        }
+
+        private static Duration duration(String field, Duration value, Duration min, Duration max) {
+            if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+                throw new ValidationException(field, "must be between " + min + " and " + max + " (was " + value + ")");
+            }
+            return value;
+        }
+
+        /** The retention, with its own one-connection pool; close it when done. */
+        public Retention build() {
+            return new Retention(settings, policy,
+                    new Config(batchSize, maxRowsPerRun, maxRunTime, lockTimeout, statementTimeout));
+        }
+    }
+}

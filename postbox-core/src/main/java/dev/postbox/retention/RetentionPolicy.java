@@ -1,0 +1,155 @@
+package dev.postbox.retention;
+
+import dev.postbox.common.ValidationException;
+import dev.postbox.compensation.CompensationStatus;
+import dev.postbox.message.MessageStatus;
+import dev.postbox.outbox.OutboxStatus;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * What retention removes: per table and status, how long a finished row is kept; per table, whether rows
+ * are deleted or moved to the table's {@code *_archive} twin. Nothing is removed that no rule names (DEAD
+ * rows are kept until a rule says otherwise), and unfinished rows (PENDING, PUBLISHING, FAILED,
+ * PROCESSING, RUNNING) cannot be named at all. Immutable.
+ * <pre>{@code
+ * RetentionPolicy policy = RetentionPolicy.builder()
+ *         .outbox(OutboxStatus.PUBLISHED, Duration.ofDays(7))
+ *         .outbox(OutboxStatus.CANCELLED, Duration.ofDays(7))
+ *         .consumeLog(Duration.ofDays(14))
+ *         .archive(RetentionTable.OUTBOX)
+ *         .build();
+ * }</pre>
+ */
+public final class RetentionPolicy {
+
+    /** One rule: rows of {@code table} in {@code status} (null: any, consume log) older than {@code keep}. */
+    public record Rule(RetentionTable table, String status, Duration keep) {
+    }
+
+    /** How removed rows leave their table. */
+    public enum Strategy {
+        /** Deleted in bounded batches. */
+        DELETE,
+        /** Moved to the {@code *_archive} twin in bounded batches, each row in exactly one table at every moment. */
+        ARCHIVE
+    }
+
+    /** The longest retention accepted: 10 years. */
+    public static final Duration MAX_KEEP = Duration.ofDays(3650);
+
+    private final List<Rule> rules;
+    private final Map<RetentionTable, Strategy> strategies;
+
+    private RetentionPolicy(List<Rule> rules, Map<RetentionTable, Strategy> strategies) {
+        this.rules = List.copyOf(rules);
+        this.strategies = Map.copyOf(strategies);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Every rule, in the order given. */
+    public List<Rule> rules() {
+        return rules;
+    }
+
+    /** The rules of {@code table}. */
+    public List<Rule> rules(RetentionTable table) {
+        return rules.stream().filter(r -> r.table() == table).toList();
+    }
+
+    /** The tables with at least one rule. */
+    public Set<RetentionTable> tables() {
+        EnumSet<RetentionTable> out = EnumSet.noneOf(RetentionTable.class);
+        rules.forEach(r -> out.add(r.table()));
+        return out;
+    }
+
+    /** How {@code table}'s rows are removed (DELETE unless {@link Builder#archive} named it). */
+    public Strategy strategy(RetentionTable table) {
+        return strategies.getOrDefault(table, Strategy.DELETE);
+    }
+
+    /** The shortest retention of {@code table}'s rules, or null without rules. */
+    Duration shortestKeep(RetentionTable table) {
+        return rules(table).stream().map(Rule::keep).min(Duration::compareTo).orElse(null);
+    }
+
+    @Override
+    public String toString() {
+        return "RetentionPolicy" + rules + " " + strategies;
+    }
+
+    /** Collects rules; {@link #build()} freezes them. Not thread-safe. */
+    public static final class Builder {
+        private final Map<String, Rule> rules = new LinkedHashMap<>();
+        private final Map<RetentionTable, Strategy> strategies = new EnumMap<>(RetentionTable.class);
+
+        private Builder() {
+        }
+
+        /** Removes outbox rows in {@code status} (PUBLISHED, CANCELLED or DEAD) once older than {@code keep}. */
+        public Builder outbox(OutboxStatus status, Duration keep) {
+            return rule(RetentionTable.OUTBOX, Objects.requireNonNull(status, "status").name(), keep);
+        }
+
+        /** Removes message events in {@code status} (SUCCEEDED, CANCELLED or DEAD) once older than {@code keep}. */
+        public Builder messages(MessageStatus status, Duration keep) {
+            return rule(RetentionTable.MESSAGES, Objects.requireNonNull(status, "status").name(), keep);
+        }
+
+        /**
+         * Removes consume-log rows older than {@code window}: a delivery of the same event after that is run
+         * again, so the window must be longer than the longest time a broker may redeliver.
+         */
+        public Builder consumeLog(Duration window) {
+            return rule(RetentionTable.CONSUME_LOG, null, window);
+        }
+
+        /**
+         * Removes compensation-log rows in {@code status} (DONE or FAILED) once older than {@code keep}: the
+         * guard forgets the key, so the same compensation could run again after that.
+         */
+        public Builder compensations(CompensationStatus status, Duration keep) {
+            return rule(RetentionTable.COMPENSATIONS, Objects.requireNonNull(status, "status").name(), keep);
+        }
+
+        /** Moves the removed rows of {@code table} to its {@code *_archive} twin instead of deleting them. */
+        public Builder archive(RetentionTable table) {
+            strategies.put(Objects.requireNonNull(table, "table"), Strategy.ARCHIVE);
+            return this;
+        }
+
+        private Builder rule(RetentionTable table, String status, Duration keep) {
+            String field = table.field() + (status == null ? ".window" : "." + status);
+            if (status != null && !table.removableStatuses().contains(status)) {
+                throw new ValidationException(field, status + " rows are "
+                        + (table.unfinishedStatuses().contains(status) ? "unfinished and never removed" : "not removable")
+                        + "; retention removes " + String.join(", ", table.removableStatuses()) + " only");
+            }
+            if (keep == null || keep.isNegative()) {
+                throw new ValidationException(field, "must be zero or a positive duration (was " + keep + ")");
+            }
+            if (keep.compareTo(MAX_KEEP) > 0) {
+                throw new ValidationException(field, "must be at most " + MAX_KEEP + " (was " + keep + ")");
+            }
+            rules.put(field, new Rule(table, status, keep));
+            return this;
+        }
+
+        /** The policy; an empty one removes nothing. */
+        public RetentionPolicy build() {
+            return new RetentionPolicy(new ArrayList<>(rules.values()), strategies);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.postbox.retention;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * What one retention run removed.
+ *
+ * @param started  when the run began (Postbox clock)
+ * @param elapsed  how long it took
+ * @param tables   per table with rules, in policy order
+ */
+public record RetentionReport(Instant started, Duration elapsed, List<TableRun> tables) {
+
+    /** Why a table's walk ended. */
+    public enum Stop {
+        /** It reached rows younger than every cutoff, or the end of the table: nothing more to remove now. */
+        COMPLETE,
+        /** The run's row budget was spent; the next run resumes where this one stopped. */
+        BUDGET,
+        /** The run's time budget was spent; the next run resumes where this one stopped. */
+        TIME
+    }
+
+    /**
+     * One table's part of a run.
+     *
+     * @param removed rows removed (deleted, or moved to the archive when {@code strategy} is ARCHIVE)
+     * @param batches transactions that removed at least one row
+     * @param windows primary-key windows read
+     */
+    public record TableRun(RetentionTable table, RetentionPolicy.Strategy strategy, long removed, int batches,
+                           int windows, Stop stop) {
+    }
+
+    public RetentionReport {
+        tables = List.copyOf(tables);
+    }
+
+    /** Rows removed from every table. */
+    public long removed() {
+        return tables.stream().mapToLong(TableRun::removed).sum();
+    }
+
+    /** Whether every table's walk completed (no budget ran out). */
+    public boolean complete() {
+        return tables.stream().allMatch(t -> t.stop() == Stop.COMPLETE);
+    }
+
+    /** The part of {@code table}, or null when the policy has no rule for it. */
+    public TableRun table(RetentionTable table) {
+        return tables.stream().filter(t -> t.table() == table).findFirst().orElse(null);
+    }
+}

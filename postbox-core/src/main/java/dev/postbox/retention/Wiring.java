@@ -1,0 +1,14 @@
+package dev.postbox.retention;
+
+import dev.postbox.internal.Features;
+
+/** Registers how {@code Postbox} makes this package's features ({@link Features}). */
+final class Wiring {
+
+    static {
+        Features.provide(Retention.Builder.class, RetentionPolicy.class, Retention.Builder::new);
+    }
+
+    private Wiring() {
+    }
+}
