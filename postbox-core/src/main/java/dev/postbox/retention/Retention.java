@@ -10,11 +10,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -201,13 +199,9 @@ public final class Retention implements AutoCloseable {
     private <T> T inTransaction(RetentionTable table, String what, Transactions.Work<T> work) {
         Dialect dialect = settings.dialect();
         String lockSql = dialect.lockTimeoutSql(config.lockTimeout());
+        Sweep sweep = sweeps.stream().filter(s -> s.table() == table).findFirst().orElseThrow();
         return Transactions.inTransaction(pool, "retention of " + table.table(settings.tables()) + ": " + what, c -> {
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            if (lockSql != null) {
-                try (Statement st = c.createStatement()) {
-                    st.execute(lockSql);
-                }
-            }
+            sweep.begin(c, lockSql);
             return work.run(c);
         });
     }

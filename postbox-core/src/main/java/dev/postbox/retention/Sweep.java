@@ -85,6 +85,30 @@ final class Sweep {
         return table;
     }
 
+    /**
+     * Prepares a retention transaction on {@code c}: READ COMMITTED (InnoDB then locks only the rows that
+     * match, and no gaps), the dialect's plan settings of claims (PostgreSQL: no sorts, so a window reads
+     * the primary key in order and stops at its LIMIT even on a table never analyzed, where the planner
+     * would otherwise sort a sequential scan) and a lock timeout ({@code lockSql}, may be null).
+     */
+    void begin(Connection c, String lockSql) throws SQLException {
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        String planSql = dialect.claimPlanSql();
+        try (Statement st = c.createStatement()) {
+            if (planSql != null) {
+                st.execute(planSql);
+            }
+            if (lockSql != null) {
+                st.execute(lockSql);
+            }
+        }
+    }
+
+    /** The statements that read the table (the window, the locking read of a window's rows), for plan checks. */
+    List<String> readingStatements() {
+        return List.of(windowSql, lockSql);
+    }
+
     /** The next window after {@code after}: at most {@code size} ids in id order. */
     Window window(Connection c, long after, int size, Instant newestCutoff) throws SQLException {
         try (PreparedStatement ps = prepare(c, windowSql)) {

@@ -245,6 +245,56 @@ public abstract class RetentionContract extends DatabaseContract {
     }
 
     @Test
+    void everyWindowIsReadByPrimaryKeyRangeNeverByAScanOfTheTable() throws Exception {
+        List<OutboxEvent> events = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            events.add(OutboxEvent.builder().eventNo("X-" + i).aggregate("ORDER", "A" + (i % 100)).eventType("ORDER_CHANGED")
+                    .channel("MQ").topic("orders").payload("{\"pad\":\"" + "x".repeat(300) + "\"}").build());
+        }
+        inTx(c -> postbox.outbox().writeAll(c, events));
+        exec("UPDATE " + postbox.tables().outbox() + " SET publish_status = 2");
+        RetentionPolicy policy = RetentionPolicy.builder().outbox(OutboxStatus.PUBLISHED, WEEK)
+                .outbox(OutboxStatus.DEAD, WEEK).build();
+        Sweep sweep = new Sweep(postbox.dialect(), postbox.tables(), RetentionTable.OUTBOX,
+                policy.rules(RetentionTable.OUTBOX), 30);
+        for (String sql : sweep.readingStatements()) {
+            assertReadsByPrimaryKey(explain(sweep, sql));
+        }
+    }
+
+    /** The database's plan of {@code sql} in a transaction begun as retention begins its own, parameters bound. */
+    private String explain(Sweep sweep, String sql) throws SQLException {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            sweep.begin(c, null); // as every retention transaction begins
+            try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
+                int n = ps.getParameterMetaData().getParameterCount();
+                ps.setLong(1, 0);
+                ps.setLong(2, 1_000);
+                for (int i = 3; i <= n; i++) {
+                    postbox.dialect().bindTime(ps, i, START);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    int columns = rs.getMetaData().getColumnCount();
+                    while (rs.next()) {
+                        for (int i = 1; i <= columns; i++) {
+                            out.append(rs.getMetaData().getColumnLabel(i).toLowerCase(java.util.Locale.ROOT)).append('=')
+                                    .append(rs.getString(i)).append(' ');
+                        }
+                        out.append('\n');
+                    }
+                }
+            }
+            c.rollback();
+        }
+        return out.toString();
+    }
+
+    /** Asserts that {@code plan} (this database's EXPLAIN output) reads the table by its primary key only. */
+    protected abstract void assertReadsByPrimaryKey(String plan);
+
+    @Test
     void aPolicyCannotNameAnUnfinishedStatusOrABadRetention() {
         assertThatThrownBy(() -> RetentionPolicy.builder().outbox(OutboxStatus.PENDING, WEEK))
                 .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("outbox.PENDING"))
