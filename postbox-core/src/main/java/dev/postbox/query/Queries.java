@@ -7,16 +7,23 @@ public final class Queries {
 
     private final OutboxQueries outbox;
     private final MessageQueries messages;
+    private final OutboxArchiveQueries outboxArchive;
 
     /** Made by {@code Postbox} ({@link Wiring}); applications call {@code postbox.queries()}. */
     Queries(Settings settings) {
         this.outbox = new JdbcOutboxQueries(settings);
         this.messages = new JdbcMessageQueries(settings);
+        this.outboxArchive = new JdbcOutboxArchiveQueries(settings);
     }
 
     /** Queries on {@code biz_outbox_event}. */
     public OutboxQueries outbox() {
         return outbox;
+    }
+
+    /** Lookups of the outbox events retention archived, in {@code biz_outbox_event_archive}. */
+    public OutboxArchiveQueries outboxArchive() {
+        return outboxArchive;
     }
 
     /** Queries on {@code biz_message_event}. */

@@ -138,6 +138,14 @@ public abstract class RetentionContract extends DatabaseContract {
         String archivedTime = after.remove("archived_time");
         assertThat(after).as("every column as it was").isEqualTo(before);
         assertThat(archivedTime).isNotNull();
+        dev.postbox.outbox.OutboxRecord found = postbox.queries().outboxArchive().byEventNo("P-3").orElseThrow();
+        assertThat(found.status()).isEqualTo(OutboxStatus.PUBLISHED);
+        assertThat(found.payload()).isEqualTo("{\"no\":\"P-3\"}");
+        assertThat(postbox.queries().outbox().byEventNo("P-3")).isEmpty();
+        assertThat(postbox.queries().outboxArchive().byAggregate("ORDER", "A0", dev.postbox.query.PageRequest.first(10))
+                .items()).extracting(dev.postbox.outbox.OutboxRecord::eventNo).containsExactly("P-0", "P-3", "P-6");
+        assertThat(postbox.queries().outboxArchive().byTraceId("trace-P-5", dev.postbox.query.PageRequest.first(10))
+                .items()).extracting(dev.postbox.outbox.OutboxRecord::eventNo).containsExactly("P-5");
         assertThat(queryLong("SELECT COUNT(*) FROM " + archive + " WHERE archived_time = ?",
                 java.sql.Timestamp.from(START.plusSeconds(5)))).as("stamped with the run's time").isEqualTo(7);
     }
