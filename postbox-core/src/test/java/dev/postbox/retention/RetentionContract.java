@@ -31,6 +31,13 @@ public abstract class RetentionContract extends DatabaseContract {
 
     private static final Duration WEEK = Duration.ofDays(7);
 
+    @org.junit.jupiter.api.BeforeEach
+    final void emptyArchives() throws SQLException {
+        for (RetentionTable t : RetentionTable.values()) {
+            exec("DELETE FROM " + t.archive(postbox.tables()));
+        }
+    }
+
     /** Writes outbox event {@code no} of aggregate {@code aggregate}, then sets its status and age in days. */
     private void outboxRow(String no, String aggregate, OutboxStatus status, int ageDays) throws Exception {
         inTx(c -> postbox.outbox().write(c, OutboxEvent.builder().eventNo(no).aggregate("ORDER", aggregate)
@@ -301,6 +308,28 @@ public abstract class RetentionContract extends DatabaseContract {
 
     /** Asserts that {@code plan} (this database's EXPLAIN output) reads the table by its primary key only. */
     protected abstract void assertReadsByPrimaryKey(String plan);
+
+    /** README's example, as it is written there. */
+    @Test
+    void theReadmeExampleRuns() throws Exception {
+        outboxRow("R-1", "A", OutboxStatus.PUBLISHED, 8);
+        RetentionPolicy policy = RetentionPolicy.builder()
+                .outbox(OutboxStatus.PUBLISHED, Duration.ofDays(7))
+                .outbox(OutboxStatus.CANCELLED, Duration.ofDays(7))
+                .outbox(OutboxStatus.DEAD, Duration.ofDays(90))
+                .messages(MessageStatus.SUCCEEDED, Duration.ofDays(7))
+                .consumeLog(Duration.ofDays(14))                  // the inbox's dedupe window
+                .compensations(CompensationStatus.DONE, Duration.ofDays(30))
+                .archive(RetentionTable.OUTBOX)                   // move, don't delete
+                .build();
+        try (Retention retention = postbox.retention(policy).build()) {
+            RetentionPlan plan = retention.plan();                // what a run would remove, bytes estimated; removes nothing
+            RetentionReport report = retention.runOnce();         // removes it
+            assertThat(plan.rows()).isEqualTo(1);
+            assertThat(report.removed()).isEqualTo(1);
+        }
+        assertThat(postbox.queries().outboxArchive().byEventNo("R-1")).isPresent();
+    }
 
     @Test
     void aPolicyCannotNameAnUnfinishedStatusOrABadRetention() {
