@@ -46,6 +46,7 @@ public final class Retention implements AutoCloseable {
     private final List<Sweep> sweeps = new ArrayList<>();
     private final Map<RetentionTable, Long> cursors = new EnumMap<>(RetentionTable.class);
     private final HikariDataSource pool;
+    private volatile Status status = new Status(null, null, 0, null, null);
 
     /** Settings as {@link Builder#build()} validated them. */
     record Config(int batchSize, long maxRowsPerRun, Duration maxRunTime, Duration lockTimeout,
@@ -75,6 +76,37 @@ public final class Retention implements AutoCloseable {
      * budget ({@link Builder#maxRowsPerRun}, {@link Builder#maxRunTime}) is spent.
      */
     public synchronized RetentionReport runOnce() {
+        try {
+            RetentionReport report = run();
+            status = new Status(report, report.started().plus(report.elapsed()), status.totalRemoved() + report.removed(),
+                    status.lastFailure(), status.lastFailureTime());
+            return report;
+        } catch (RuntimeException | Error e) {
+            status = new Status(status.lastReport(), status.lastSuccess(), status.totalRemoved(),
+                    String.valueOf(e.getMessage()), settings.now());
+            throw e;
+        }
+    }
+
+    /**
+     * What this instance's runs did so far: for health and metrics.
+     *
+     * @param lastReport      the last run that completed without an error, or null
+     * @param lastSuccess     when it ended, or null
+     * @param totalRemoved    rows removed by every run of this instance
+     * @param lastFailure     the last run's error that ended it, or null
+     * @param lastFailureTime when, or null
+     */
+    public record Status(RetentionReport lastReport, Instant lastSuccess, long totalRemoved, String lastFailure,
+                         Instant lastFailureTime) {
+    }
+
+    /** What this instance's runs did so far. */
+    public Status status() {
+        return status;
+    }
+
+    private RetentionReport run() {
         Instant started = settings.now();
         long t0 = System.nanoTime();
         long deadline = t0 + config.maxRunTime().toNanos();
@@ -179,18 +211,30 @@ public final class Retention implements AutoCloseable {
 
     /** The table's bytes per row as the catalog estimates them, or -1 without an estimate. */
     private double averageRowBytes(RetentionTable table) {
+        TableSize size = size(table);
+        return size.rows() <= 0 || size.bytes() < 0 ? -1 : (double) size.bytes() / size.rows();
+    }
+
+    /**
+     * A table's size as the database's catalog estimates it, reading no row of it.
+     *
+     * @param rows  estimated rows, or -1 where the catalog keeps no estimate (H2)
+     * @param bytes heap, indexes and TOAST together, or -1 likewise
+     */
+    public record TableSize(long rows, long bytes) {
+    }
+
+    /** The catalog's estimate of {@code table}'s size (the online table, not its archive). */
+    public TableSize size(RetentionTable table) {
         String sql = settings.dialect().tableSizeSql();
         if (sql == null) {
-            return -1;
+            return new TableSize(-1, -1);
         }
-        return inTransaction(table, "reading the catalog's size", c -> {
+        return Transactions.inTransaction(pool, "retention: the catalog's size of " + table.table(settings.tables()), c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setString(1, table.table(settings.tables()));
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next() || rs.getLong(2) <= 0) {
-                        return -1.0;
-                    }
-                    return (double) rs.getLong(1) / rs.getLong(2);
+                    return rs.next() ? new TableSize(rs.getLong(2), rs.getLong(1)) : new TableSize(-1, -1);
                 }
             }
         });

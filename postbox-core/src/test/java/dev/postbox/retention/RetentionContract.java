@@ -309,6 +309,31 @@ public abstract class RetentionContract extends DatabaseContract {
     /** Asserts that {@code plan} (this database's EXPLAIN output) reads the table by its primary key only. */
     protected abstract void assertReadsByPrimaryKey(String plan);
 
+    @Test
+    void statusTellsWhatRunsDidAndTheLastFailure() throws Exception {
+        outboxRow("S-1", "A", OutboxStatus.PUBLISHED, 8);
+        outboxRow("S-2", "B", OutboxStatus.PUBLISHED, 8);
+        Retention retention = retention(RetentionPolicy.builder().outbox(OutboxStatus.PUBLISHED, WEEK).build());
+        assertThat(retention.status().lastReport()).isNull();
+        RetentionReport report = retention.runOnce();
+        assertThat(retention.status().lastReport()).isEqualTo(report);
+        assertThat(retention.status().lastSuccess()).isNotNull();
+        assertThat(retention.status().totalRemoved()).isEqualTo(2);
+        assertThat(retention.status().lastFailure()).isNull();
+        Retention.TableSize size = retention.size(RetentionTable.OUTBOX);
+        if (postbox.dialect().tableSizeSql() == null) {
+            assertThat(size).isEqualTo(new Retention.TableSize(-1, -1));
+        } else {
+            assertThat(size.bytes()).as("heap and indexes").isPositive();
+            assertThat(size.rows()).isGreaterThanOrEqualTo(0);
+        }
+        retention.close();
+        assertThatThrownBy(retention::runOnce).isInstanceOf(RuntimeException.class);
+        assertThat(retention.status().lastFailure()).isNotNull();
+        assertThat(retention.status().lastFailureTime()).isEqualTo(START);
+        assertThat(retention.status().lastReport()).as("the last good run is kept").isEqualTo(report);
+    }
+
     /** README's example, as it is written there. */
     @Test
     void theReadmeExampleRuns() throws Exception {
