@@ -62,6 +62,11 @@ public record TableNames(String prefix) {
         return prefix + "admin_log";
     }
 
+    /** Named leases: which process runs a job that must run in one process at a time, and until when. */
+    public String jobLease() {
+        return prefix + "job_lease";
+    }
+
     /** The table in which the programmatic installer records applied schema versions. */
     public String schemaHistory() {
         return prefix + "postbox_schema";

@@ -152,6 +152,53 @@ public abstract class SchemaContract extends DatabaseContract {
         assertThat(count(outbox)).isEqualTo(301);
     }
 
+    @Test
+    final void aPopulatedInstallOfVersionFiveGetsTheLeaseTableWithEveryRowKept() throws Exception {
+        Postbox v5 = newPostbox(b -> b.tablePrefix("v5_"));
+        v5.schema().install(5);
+        assertThat(v5.schema().installedVersion()).isEqualTo(5);
+        String outbox = v5.tables().outbox();
+        for (int i = 0; i < 200; i++) {
+            int n = i;
+            inTx(c -> v5.outbox().write(c, OutboxEvent.builder().eventNo("V5-" + n).aggregate("ORDER", "O-" + n % 7)
+                    .eventType("X").channel("MQ").payload("{}").build()));
+        }
+        inTx(c -> v5.compensations().once(c, "ORDER", "O-1", "CANCEL", conn -> "done"));
+        exec("UPDATE " + outbox + " SET publish_status = 2 WHERE id % 3 = 0");
+        exec("UPDATE " + outbox + " SET deleted = 1 WHERE id % 10 = 3");
+        String census = "SELECT COUNT(*) * 1000 + SUM(publish_status * 10 + deleted) FROM " + outbox;
+        long rows = queryLong(census);
+        assertThat(tableExists(v5.tables().jobLease())).as("version 5 has no lease table").isFalse();
+
+        v5.schema().install();
+
+        assertThat(v5.schema().installedVersion()).isEqualTo(6).isEqualTo(Schema.VERSIONS.size());
+        assertThat(queryLong(census)).as("every row with its status and deleted flag").isEqualTo(rows);
+        assertThat(count(v5.tables().compensationLog())).isEqualTo(1);
+        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(6);
+        assertThat(columns(v5.tables().jobLease())).containsExactlyInAnyOrder("job_name", "owner", "lease_until",
+                "acquired_time", "renewed_time", "version", "update_time");
+        try (var pool = dev.postbox.internal.poll.Pools.own(ds, "v5-lease", 2, null)) {
+            var lease = new dev.postbox.internal.poll.JobLease(v5.dialect(), pool, v5.tables().jobLease(), "sweep",
+                    "node-a", java.time.Duration.ofSeconds(30));
+            assertThat(lease.acquire()).isTrue();
+            assertThat(new dev.postbox.internal.poll.JobLease(v5.dialect(), pool, v5.tables().jobLease(), "sweep",
+                    "node-b", java.time.Duration.ofSeconds(30)).acquire()).isFalse();
+        }
+        assertThat(count(v5.tables().jobLease())).isEqualTo(1);
+        inTx(c -> v5.outbox().write(c, OutboxEvent.builder().eventNo("V6-1").aggregate("ORDER", "O-1")
+                .eventType("X").channel("MQ").payload("{}").build()));
+        assertThat(count(outbox)).isEqualTo(201);
+    }
+
+    private boolean tableExists(String table) throws Exception {
+        try (Connection c = ds.getConnection();
+             var rs = c.getMetaData().getTables(c.getCatalog(), c.getSchema(),
+                     db.kind().equals("h2") ? table.toUpperCase(java.util.Locale.ROOT) : table, new String[] {"TABLE"})) {
+            return rs.next();
+        }
+    }
+
     private void insertOld(String sql, long id, java.time.Instant time, String json) throws Exception {
         try (Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
@@ -180,6 +227,9 @@ public abstract class SchemaContract extends DatabaseContract {
                 .contains("acme_outbox_event", "acme_message_event", "acme_consume_log", "acme_compensation_log", "acme_admin_log")
                 .doesNotContainPattern("\\bbiz_(outbox|message|consume|compensation|admin)");
         assertThat(sql).doesNotContainPattern("\\bbiz_(outbox|message|consume|compensation)");
+        assertThat(newPostbox(b -> b.tablePrefix("acme_")).schema().scripts().get(5).sql())
+                .contains("CREATE TABLE acme_job_lease")
+                .doesNotContainPattern("\\bbiz_");
     }
 
     @Test
