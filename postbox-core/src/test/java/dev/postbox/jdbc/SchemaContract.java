@@ -153,7 +153,7 @@ public abstract class SchemaContract extends DatabaseContract {
     }
 
     @Test
-    final void aPopulatedInstallOfVersionFiveGetsTheLeaseTableWithEveryRowKept() throws Exception {
+    final void aPopulatedInstallOfVersionFiveGetsTheLeaseTableAndTheArchiveTraceIndexWithEveryRowKept() throws Exception {
         Postbox v5 = newPostbox(b -> b.tablePrefix("v5_"));
         v5.schema().install(5);
         assertThat(v5.schema().installedVersion()).isEqualTo(5);
@@ -172,10 +172,12 @@ public abstract class SchemaContract extends DatabaseContract {
 
         v5.schema().install();
 
-        assertThat(v5.schema().installedVersion()).isEqualTo(6).isEqualTo(Schema.VERSIONS.size());
+        assertThat(v5.schema().installedVersion()).isEqualTo(7).isEqualTo(Schema.VERSIONS.size());
         assertThat(queryLong(census)).as("every row with its status and deleted flag").isEqualTo(rows);
         assertThat(count(v5.tables().compensationLog())).isEqualTo(1);
-        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(6);
+        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(7);
+        assertThat(indexedColumns(v5.tables().outboxArchive())).as("version 7: archived events by trace id")
+                .contains("trace_id");
         assertThat(columns(v5.tables().jobLease())).containsExactlyInAnyOrder("job_name", "owner", "lease_until",
                 "acquired_time", "renewed_time", "version", "update_time");
         try (var pool = dev.postbox.internal.poll.Pools.own(ds, "v5-lease", 2, null)) {
@@ -189,6 +191,21 @@ public abstract class SchemaContract extends DatabaseContract {
         inTx(c -> v5.outbox().write(c, OutboxEvent.builder().eventNo("V6-1").aggregate("ORDER", "O-1")
                 .eventType("X").channel("MQ").payload("{}").build()));
         assertThat(count(outbox)).isEqualTo(201);
+    }
+
+    /** The columns that lead an index of {@code table}. */
+    private java.util.Set<String> indexedColumns(String table) throws Exception {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        try (Connection c = ds.getConnection();
+             var rs = c.getMetaData().getIndexInfo(c.getCatalog(), c.getSchema(),
+                     db.kind().equals("h2") ? table.toUpperCase(java.util.Locale.ROOT) : table, false, false)) {
+            while (rs.next()) {
+                if (rs.getShort("ORDINAL_POSITION") == 1 && rs.getString("COLUMN_NAME") != null) {
+                    out.add(rs.getString("COLUMN_NAME").toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+        }
+        return out;
     }
 
     private boolean tableExists(String table) throws Exception {
