@@ -3,6 +3,8 @@ package dev.postbox.retention;
 import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.JobLease;
+import dev.postbox.internal.poll.PollLoop;
 import dev.postbox.internal.poll.Pools;
 import dev.postbox.internal.poll.Transactions;
 import dev.postbox.jdbc.Dialect;
@@ -46,12 +48,32 @@ public final class Retention implements AutoCloseable {
     private final List<Sweep> sweeps = new ArrayList<>();
     private final Map<RetentionTable, Long> cursors = new EnumMap<>(RetentionTable.class);
     private final HikariDataSource pool;
+    private final JobLease lease;
+    private final PollLoop loop;
     private volatile Status status = new Status(null, null, 0, null, null);
 
     /** Settings as {@link Builder#build()} validated them. */
     record Config(int batchSize, long maxRowsPerRun, Duration maxRunTime, Duration lockTimeout,
-                  Duration statementTimeout) {
+                  Duration statementTimeout, Duration interval, String instanceId) {
+
+        /**
+         * How long the retention lease holds: two intervals (the runner keeps it from one scheduled run to
+         * the next, so one instance stays the runner while it lives), and at least the longest a window's
+         * transaction can take between two renewals (three statements and a lock wait), at most an hour
+         * (the lease's limit). It is the time another instance waits to take over from one that died.
+         */
+        Duration leaseTtl() {
+            Duration ttl = interval.multipliedBy(2);
+            Duration window = statementTimeout.multipliedBy(3).plus(lockTimeout);
+            if (ttl.compareTo(window) < 0) {
+                ttl = window;
+            }
+            return ttl.compareTo(JobLease.MAX_TTL) > 0 ? JobLease.MAX_TTL : ttl;
+        }
     }
+
+    /** The lease's name in {@code biz_job_lease}: one retention runner per database and table prefix. */
+    public static final String LEASE_NAME = "postbox-retention";
 
     private Retention(Settings settings, RetentionPolicy policy, Config config) {
         this.settings = settings;
@@ -64,6 +86,38 @@ public final class Retention implements AutoCloseable {
             }
         }
         this.pool = Pools.own(settings.dataSource(), "postbox-retention", 1, null);
+        this.lease = new JobLease(settings.dialect(), pool, settings.tables().jobLease(), LEASE_NAME,
+                config.instanceId(), config.leaseTtl());
+        this.loop = new PollLoop("Retention " + config.instanceId(), "postbox-retention", 1, config.interval(),
+                config.interval(), log);
+    }
+
+    /** This instance's id: the owner of the retention lease while it runs. */
+    public String instanceId() {
+        return config.instanceId();
+    }
+
+    /**
+     * Runs {@link #runOnce()} now and then every interval on a daemon thread, in every application
+     * instance alike: the instance that holds the retention lease runs, the others find it held and wait
+     * for their next turn (they take over one lease after the runner died). A run that stopped at its
+     * budget is followed by the next one at once. Returns this retention.
+     */
+    public Retention start() {
+        loop.start(i -> () -> {
+            RetentionReport report = runOnce();
+            return report.ran() && !report.complete() ? PollLoop.Outcome.MORE : PollLoop.Outcome.NONE;
+        });
+        return this;
+    }
+
+    /** Who holds the retention lease ({@link #LEASE_NAME}) and until when, by the database's clock. */
+    public record LeaseHolder(String instanceId, Instant until) {
+    }
+
+    /** Who holds the retention lease now (this instance or another); empty if nobody. */
+    public java.util.Optional<LeaseHolder> leaseHolder() {
+        return lease.holder().map(h -> new LeaseHolder(h.owner(), h.until()));
     }
 
     /** The policy this retention carries out. */
@@ -77,6 +131,11 @@ public final class Retention implements AutoCloseable {
      */
     public synchronized RetentionReport runOnce() {
         try {
+            if (!lease.acquire()) {
+                String holder = lease.holder().map(JobLease.Holder::owner).orElse("another instance");
+                log.debug("Retention {}: the lease is held by {}; not running", config.instanceId(), holder);
+                return new RetentionReport(settings.now(), Duration.ZERO, List.of(), holder);
+            }
             RetentionReport report = run();
             status = new Status(report, report.started().plus(report.elapsed()), status.totalRemoved() + report.removed(),
                     status.lastFailure(), status.lastFailureTime());
@@ -111,6 +170,8 @@ public final class Retention implements AutoCloseable {
         long t0 = System.nanoTime();
         long deadline = t0 + config.maxRunTime().toNanos();
         long budget = config.maxRowsPerRun();
+        long renewed = t0;
+        long renewEvery = config.leaseTtl().toNanos() / 3;
         List<RetentionReport.TableRun> runs = new ArrayList<>();
         for (Sweep sweep : sweeps) {
             RetentionTable table = sweep.table();
@@ -125,13 +186,21 @@ public final class Retention implements AutoCloseable {
             int windows = 0;
             RetentionReport.Stop stop = RetentionReport.Stop.COMPLETE;
             while (true) {
-                if (budget <= 0) {
+                if (budget <= 0 || loop.closing()) {
                     stop = RetentionReport.Stop.BUDGET;
                     break;
                 }
                 if (System.nanoTime() - deadline > 0) {
                     stop = RetentionReport.Stop.TIME;
                     break;
+                }
+                if (System.nanoTime() - renewed > renewEvery) {
+                    if (!lease.renew()) {
+                        log.warn("Retention {}: lost the retention lease mid-run; stopping", config.instanceId());
+                        stop = RetentionReport.Stop.LEASE_LOST;
+                        break;
+                    }
+                    renewed = System.nanoTime();
                 }
                 int size = (int) Math.min(config.batchSize(), budget);
                 long from = after;
@@ -164,7 +233,7 @@ public final class Retention implements AutoCloseable {
                         ? "archived" : "deleted", removed, table.table(settings.tables()), batches, stop);
             }
         }
-        return new RetentionReport(started, Duration.ofNanos(System.nanoTime() - t0), runs);
+        return new RetentionReport(started, Duration.ofNanos(System.nanoTime() - t0), runs, null);
     }
 
     /**
@@ -250,10 +319,23 @@ public final class Retention implements AutoCloseable {
         });
     }
 
-    /** Closes the retention's pool. A run in progress fails at its next statement. */
+    /**
+     * Stops the schedule (waiting for the run in progress, which ends at its next window once closing),
+     * gives the retention lease back so another instance takes over at its next turn, and closes the pool.
+     */
     @Override
     public void close() {
-        pool.close();
+        try {
+            loop.close(config.maxRunTime().plusSeconds(30), Duration.ZERO);
+            if (!pool.isClosed()) {
+                lease.release();
+            }
+        } catch (RuntimeException e) {
+            log.warn("Retention {}: could not give the lease back ({}); it expires on its own", config.instanceId(),
+                    e.toString());
+        } finally {
+            pool.close();
+        }
     }
 
     /** Configures a {@link Retention}; {@link #build()} validates and freezes it. Not thread-safe. */
@@ -262,6 +344,8 @@ public final class Retention implements AutoCloseable {
         public static final int DEFAULT_BATCH_SIZE = 1_000;
         /** Largest batch: bigger transactions hold locks long enough to stall writers. */
         public static final int MAX_BATCH_SIZE = 10_000;
+        /** Default time between scheduled runs. */
+        public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(10);
         /** Default rows one run removes at most. */
         public static final long DEFAULT_MAX_ROWS_PER_RUN = 1_000_000;
 
@@ -272,6 +356,8 @@ public final class Retention implements AutoCloseable {
         private Duration maxRunTime = Duration.ofMinutes(5);
         private Duration lockTimeout = Duration.ofSeconds(2);
         private Duration statementTimeout = Duration.ofSeconds(30);
+        private Duration interval = DEFAULT_INTERVAL;
+        private String instanceId = defaultInstanceId();
 
         Builder(Settings settings, RetentionPolicy policy) {
             this.settings = settings;
@@ -312,6 +398,33 @@ public final class Retention implements AutoCloseable {
             return this;
         }
 
+        /** Time between scheduled runs ({@link #start()}; 1 s..24 h; default 10 min). */
+        public Builder interval(Duration interval) {
+            this.interval = duration("interval", interval, Duration.ofSeconds(1), Duration.ofHours(24));
+            return this;
+        }
+
+        /**
+         * This instance's id, the owner of the retention lease while it runs: unique per process (default:
+         * host name, process id and a random suffix); at most 128 characters.
+         */
+        public Builder instanceId(String instanceId) {
+            this.instanceId = Check.key("instanceId", instanceId, 128);
+            return this;
+        }
+
+        private static String defaultInstanceId() {
+            String host;
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (Exception e) {
+                host = "host";
+            }
+            String id = host + "-" + ProcessHandle.current().pid() + "-"
+                    + Integer.toString(java.util.concurrent.ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+            return id.length() > 100 ? id.substring(id.length() - 100) : id;
+        }
+
         private static Duration duration(String field, Duration value, Duration min, Duration max) {
             if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
                 throw new ValidationException(field, "must be between " + min + " and " + max + " (was " + value + ")");
@@ -322,7 +435,7 @@ public final class Retention implements AutoCloseable {
         /** The retention, with its own one-connection pool; close it when done. */
         public Retention build() {
             return new Retention(settings, policy,
-                    new Config(batchSize, maxRowsPerRun, maxRunTime, lockTimeout, statementTimeout));
+                    new Config(batchSize, maxRowsPerRun, maxRunTime, lockTimeout, statementTimeout, interval, instanceId));
         }
     }
 }

@@ -9,9 +9,10 @@ import java.util.List;
  *
  * @param started  when the run began (Postbox clock)
  * @param elapsed  how long it took
- * @param tables   per table with rules, in policy order
+ * @param tables   per table with rules, in policy order (empty when another instance holds the lease)
+ * @param heldBy   the instance that holds the retention lease when this one did not run, else null
  */
-public record RetentionReport(Instant started, Duration elapsed, List<TableRun> tables) {
+public record RetentionReport(Instant started, Duration elapsed, List<TableRun> tables, String heldBy) {
 
     /** Why a table's walk ended. */
     public enum Stop {
@@ -20,7 +21,9 @@ public record RetentionReport(Instant started, Duration elapsed, List<TableRun> 
         /** The run's row budget was spent; the next run resumes where this one stopped. */
         BUDGET,
         /** The run's time budget was spent; the next run resumes where this one stopped. */
-        TIME
+        TIME,
+        /** The retention lease was lost mid-run (this instance stalled past it): another instance goes on. */
+        LEASE_LOST
     }
 
     /**
@@ -43,9 +46,14 @@ public record RetentionReport(Instant started, Duration elapsed, List<TableRun> 
         return tables.stream().mapToLong(TableRun::removed).sum();
     }
 
-    /** Whether every table's walk completed (no budget ran out). */
+    /** Whether every table's walk completed (no budget ran out); false when this instance did not run. */
     public boolean complete() {
-        return tables.stream().allMatch(t -> t.stop() == Stop.COMPLETE);
+        return ran() && tables.stream().allMatch(t -> t.stop() == Stop.COMPLETE);
+    }
+
+    /** Whether this instance ran (it held the retention lease). */
+    public boolean ran() {
+        return heldBy == null;
     }
 
     /** The part of {@code table}, or null when the policy has no rule for it. */

@@ -10,7 +10,8 @@ import java.time.Duration;
 
 /**
  * An archiver in its own JVM for {@link RetentionKillContract}: archives PUBLISHED outbox rows in small
- * runs, saying {@code ARCHIVED <total>} on stdout after each, until it is killed with kill -9.
+ * runs, saying {@code ARCHIVED <total>} on stdout after each, until it is killed with kill -9. Its
+ * retention lease lasts 4 s (a window's three statements of at most 1 s and a lock wait of 1 s).
  * Arguments: JDBC URL, user.
  */
 public final class ArchiverChild {
@@ -28,7 +29,9 @@ public final class ArchiverChild {
             RetentionPolicy policy = RetentionPolicy.builder().outbox(OutboxStatus.PUBLISHED, Duration.ofDays(7))
                     .archive(RetentionTable.OUTBOX).build();
             long total = 0;
-            try (Retention retention = postbox.retention(policy).batchSize(100).maxRowsPerRun(100).build()) {
+            try (Retention retention = postbox.retention(policy).batchSize(100).maxRowsPerRun(100)
+                    .instanceId("child").interval(Duration.ofSeconds(1)).statementTimeout(Duration.ofSeconds(1))
+                    .lockTimeout(Duration.ofSeconds(1)).build()) {
                 while (true) {
                     total += retention.runOnce().removed();
                     System.out.println("ARCHIVED " + total);

@@ -1,5 +1,6 @@
 package dev.postbox.retention;
 
+import dev.postbox.Postbox;
 import dev.postbox.common.ValidationException;
 import dev.postbox.compensation.CompensationStatus;
 import dev.postbox.message.MessageEvent;
@@ -332,6 +333,58 @@ public abstract class RetentionContract extends DatabaseContract {
         assertThat(retention.status().lastFailure()).isNotNull();
         assertThat(retention.status().lastFailureTime()).isEqualTo(START);
         assertThat(retention.status().lastReport()).as("the last good run is kept").isEqualTo(report);
+    }
+
+    @Test
+    void oneInstanceRunsAtATimeTheOthersFindTheLeaseHeld() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            outboxRow("L-" + i, "A" + i, OutboxStatus.PUBLISHED, 8);
+        }
+        RetentionPolicy policy = RetentionPolicy.builder().outbox(OutboxStatus.PUBLISHED, WEEK).build();
+        Retention a = postbox.retention(policy).instanceId("node-a").build();
+        try (Retention b = postbox.retention(policy).instanceId("node-b").build()) {
+            assertThat(a.runOnce().removed()).isEqualTo(4);
+            assertThat(a.leaseHolder()).hasValueSatisfying(h -> assertThat(h.instanceId()).isEqualTo("node-a"));
+            outboxRow("L-late", "Z", OutboxStatus.PUBLISHED, 8);
+            RetentionReport skipped = b.runOnce();
+            assertThat(skipped.ran()).isFalse();
+            assertThat(skipped.heldBy()).isEqualTo("node-a");
+            assertThat(skipped.complete()).isFalse();
+            assertThat(count(postbox.tables().outbox())).as("b removed nothing").isEqualTo(1);
+            a.close(); // gives the lease back
+            assertThat(b.runOnce().removed()).isEqualTo(1);
+            assertThat(b.leaseHolder()).hasValueSatisfying(h -> assertThat(h.instanceId()).isEqualTo("node-b"));
+        } finally {
+            a.close();
+        }
+        assertThat(count(postbox.tables().jobLease())).isEqualTo(1);
+    }
+
+    @Test
+    void startedInEveryInstanceItRunsOnScheduleInOneOfThem() throws Exception {
+        RetentionPolicy policy = RetentionPolicy.builder().outbox(OutboxStatus.PUBLISHED, WEEK).build();
+        Postbox live = newPostbox(b -> b.clock(java.time.Clock.systemUTC()));
+        try (Retention a = live.retention(policy).instanceId("sched-a").interval(Duration.ofSeconds(1)).batchSize(2)
+                .maxRowsPerRun(3).build().start();
+             Retention b = live.retention(policy).instanceId("sched-b").interval(Duration.ofSeconds(1)).batchSize(2)
+                     .maxRowsPerRun(3).build().start()) {
+            for (int i = 0; i < 10; i++) {
+                outboxRow("T-" + i, "A" + i, OutboxStatus.PUBLISHED, 8);
+            }
+            dev.postbox.testing.Await.until("the scheduled runs removed every due row", Duration.ofSeconds(30),
+                    () -> countQuietly(postbox.tables().outbox()) == 0);
+            assertThat(a.status().totalRemoved() + b.status().totalRemoved()).isEqualTo(10);
+            assertThat(Math.min(a.status().totalRemoved(), b.status().totalRemoved()))
+                    .as("one runner while both live").isZero();
+        }
+    }
+
+    private long countQuietly(String table) {
+        try {
+            return count(table);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** README's example, as it is written there. */
