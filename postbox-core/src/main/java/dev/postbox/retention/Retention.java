@@ -50,7 +50,7 @@ public final class Retention implements AutoCloseable {
     private final HikariDataSource pool;
     private final JobLease lease;
     private final PollLoop loop;
-    private volatile Status status = new Status(null, null, 0, null, null);
+    private volatile Status status = new Status(null, null, 0, Map.of(), null, null);
 
     /** Settings as {@link Builder#build()} validated them. */
     record Config(int batchSize, long maxRowsPerRun, Duration maxRunTime, Duration lockTimeout,
@@ -137,11 +137,16 @@ public final class Retention implements AutoCloseable {
                 return new RetentionReport(settings.now(), Duration.ZERO, List.of(), holder);
             }
             RetentionReport report = run();
-            status = new Status(report, report.started().plus(report.elapsed()), status.totalRemoved() + report.removed(),
-                    status.lastFailure(), status.lastFailureTime());
+            if (report.ran()) {
+                Map<RetentionTable, Long> byTable = new EnumMap<>(RetentionTable.class);
+                byTable.putAll(status.removedByTable());
+                report.tables().forEach(t -> byTable.merge(t.table(), t.removed(), Long::sum));
+                status = new Status(report, report.started().plus(report.elapsed()), status.totalRemoved() + report.removed(),
+                        Map.copyOf(byTable), status.lastFailure(), status.lastFailureTime());
+            }
             return report;
         } catch (RuntimeException | Error e) {
-            status = new Status(status.lastReport(), status.lastSuccess(), status.totalRemoved(),
+            status = new Status(status.lastReport(), status.lastSuccess(), status.totalRemoved(), status.removedByTable(),
                     String.valueOf(e.getMessage()), settings.now());
             throw e;
         }
@@ -150,14 +155,15 @@ public final class Retention implements AutoCloseable {
     /**
      * What this instance's runs did so far: for health and metrics.
      *
-     * @param lastReport      the last run that completed without an error, or null
+     * @param lastReport      the last run that completed without an error (this instance held the lease), or null
      * @param lastSuccess     when it ended, or null
      * @param totalRemoved    rows removed by every run of this instance
+     * @param removedByTable  the same per table (tables with rules only)
      * @param lastFailure     the last run's error that ended it, or null
      * @param lastFailureTime when, or null
      */
-    public record Status(RetentionReport lastReport, Instant lastSuccess, long totalRemoved, String lastFailure,
-                         Instant lastFailureTime) {
+    public record Status(RetentionReport lastReport, Instant lastSuccess, long totalRemoved,
+                         Map<RetentionTable, Long> removedByTable, String lastFailure, Instant lastFailureTime) {
     }
 
     /** What this instance's runs did so far. */

@@ -320,6 +320,7 @@ public abstract class RetentionContract extends DatabaseContract {
         assertThat(retention.status().lastReport()).isEqualTo(report);
         assertThat(retention.status().lastSuccess()).isNotNull();
         assertThat(retention.status().totalRemoved()).isEqualTo(2);
+        assertThat(retention.status().removedByTable()).containsExactly(Map.entry(RetentionTable.OUTBOX, 2L));
         assertThat(retention.status().lastFailure()).isNull();
         Retention.TableSize size = retention.size(RetentionTable.OUTBOX);
         if (postbox.dialect().tableSizeSql() == null) {
