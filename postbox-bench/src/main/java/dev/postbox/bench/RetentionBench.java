@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code --history} PUBLISHED rows aged {@value #HISTORY_AGE_DAYS} days (ids below every live event's, as old
  * rows are; then ANALYZE, as a table that size in service is), so that the policy
  * {@code outbox(PUBLISHED, 7 days)} (with {@code archive(OUTBOX)} for {@code --strategy archive}) removes
- * exactly those rows. Then two phases of {@code --seconds} each, the steady scenario's workload: P closed-loop
+ * exactly those rows. Then, after an unmeasured warm-up of the same workload (at most {@value #WARMUP_SECONDS} s,
+ * so that the baseline does not pay for the JIT and the pools), two phases of {@code --seconds} each, the steady scenario's workload: P closed-loop
  * producers (a business row and one event per transaction, after-commit wake-up) and one relay with the null
  * sink. "baseline" runs it alone; "cleanup" runs it with one thread calling {@code retention.runOnce()} in a
  * loop on its own {@link Retention} (batch {@code --batch}, at most {@value #BATCHES_PER_RUN} batches a run so
@@ -41,6 +42,10 @@ final class RetentionBench implements Scenario {
     private static final long STALL_MS = 60_000;
     /** The cleanup phase's first seq (event_no and business row id), far above the baseline's. */
     static final long CLEANUP_FIRST_SEQ = 1_000_000_000L;
+    /** The warm-up's first seq, above both. */
+    static final long WARMUP_FIRST_SEQ = 2_000_000_000L;
+    /** The unmeasured warm-up's length at most, so that the baseline does not pay for the JIT and the pools. */
+    static final int WARMUP_SECONDS = 5;
 
     @Override
     public String name() {
@@ -193,7 +198,7 @@ final class RetentionBench implements Scenario {
         }
     }
 
-    private Phase phase(BenchContext ctx, Options o, String name, long firstSeq, Retention retention,
+    private Phase phase(BenchContext ctx, Options o, String name, int seconds, long firstSeq, Retention retention,
                         Cleaner[] cleanerOut) throws Exception {
         int producers = o.positiveInt("producers");
         Receiver receiver = new Receiver();
@@ -203,7 +208,7 @@ final class RetentionBench implements Scenario {
         long backlog;
         boolean complete;
         long cpuNanos;
-        Fmt.line("PHASE start name=" + name + " seconds=" + o.positiveInt("seconds"));
+        Fmt.line("PHASE start name=" + name + " seconds=" + seconds);
         RelayGroup relays = RelayGroup.start(ctx, Sinks.create(Sinks.NULL, receiver), 1, RELAY_BATCH, timers);
         try {
             Runnable hook = ctx.postbox::wakeRelays;
@@ -214,7 +219,7 @@ final class RetentionBench implements Scenario {
             Cleaner cleaner = retention == null ? null : new Cleaner(retention);
             ProgressReporter reporter = ProgressReporter.start(receiver::distinct, timers, started);
             try {
-                stats = loop.run(o.positiveInt("seconds"));
+                stats = loop.run(seconds);
                 deliveredInWindow = receiver.distinct();
             } finally {
                 if (cleaner != null) {
@@ -256,21 +261,24 @@ final class RetentionBench implements Scenario {
         Fmt.line("POLICY " + policy + " batch=" + batch + " max_rows_per_run=" + (long) batch * BATCHES_PER_RUN
                 + " idle_ms=" + IDLE_MS);
 
-        Phase baseline = phase(ctx, o, "baseline", 0, null, new Cleaner[1]);
+        int seconds = o.positiveInt("seconds");
+        Phase warmup = phase(ctx, o, "warmup", Math.min(seconds, WARMUP_SECONDS), WARMUP_FIRST_SEQ, null, new Cleaner[1]);
+        Fmt.line(warmup.line() + " (not measured: the JIT's and the pools' warm-up)");
+        Phase baseline = phase(ctx, o, "baseline", seconds, 0, null, new Cleaner[1]);
         Fmt.line(baseline.line());
 
         Cleaner[] cleanerOut = new Cleaner[1];
         Phase cleanup;
         try (Retention retention = ctx.postbox.retention(policy).batchSize(batch)
                 .maxRowsPerRun((long) batch * BATCHES_PER_RUN).build()) {
-            cleanup = phase(ctx, o, "cleanup", CLEANUP_FIRST_SEQ, retention, cleanerOut);
+            cleanup = phase(ctx, o, "cleanup", seconds, CLEANUP_FIRST_SEQ, retention, cleanerOut);
         }
         Cleaner cleaner = cleanerOut[0];
         Fmt.line(cleanup.line());
         Fmt.line(cleaner.line());
 
         // what the database holds now
-        long produced = baseline.stats().produced() + cleanup.stats().produced();
+        long produced = warmup.stats().produced() + baseline.stats().produced() + cleanup.stats().produced();
         String ev = "event_no LIKE '" + EventWriter.EVENT_NO_PREFIX + "%'";
         String hist = "event_no LIKE 'H-%'";
         String young = kind.equals("mariadb") ? "update_time >= UTC_TIMESTAMP(3) - INTERVAL " + KEEP_DAYS + " DAY"
@@ -288,12 +296,12 @@ final class RetentionBench implements Scenario {
                 + " live_archived=" + liveArchived + " history_removed_db=" + removedInDb + " history_removed_reported="
                 + cleaner.removed.get() + " history_left=" + historyLeft + " archive_rows=" + archiveRows
                 + " history_archived=" + historyArchived + " other_rows=" + otherRows);
-        boolean ok = baseline.clean() && cleanup.clean()
+        boolean ok = warmup.clean() && baseline.clean() && cleanup.clean()
                 && liveRows == produced && livePublishedYoung == produced && liveArchived == 0
                 && removedInDb == cleaner.removed.get() && historyArchived == expectedArchived
                 && archiveRows == expectedArchived && otherRows == 0;
         if (!ok) {
-            Fmt.line("FAILED a verification failed: baseline_clean=" + baseline.clean() + " cleanup_clean=" + cleanup.clean()
+            Fmt.line("FAILED a verification failed: warmup_clean=" + warmup.clean() + " baseline_clean=" + baseline.clean() + " cleanup_clean=" + cleanup.clean()
                     + " (see VERIFY)");
         }
         if (historyLeft > 0) {
