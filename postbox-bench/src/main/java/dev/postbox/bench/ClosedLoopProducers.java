@@ -22,13 +22,19 @@ final class ClosedLoopProducers {
     private final Aggregates aggregates;
     private final int threads;
     private final LongConsumer afterCommit;
-    private final AtomicLong next = new AtomicLong();
+    private final AtomicLong next;
     private final AtomicLong produced = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final Histogram txMicros = new ConcurrentHistogram(3);
     private final Histogram commitMicros = new ConcurrentHistogram(3);
 
     ClosedLoopProducers(EventWriter writer, Aggregates aggregates, int threads, LongConsumer afterCommit) {
+        this(writer, aggregates, threads, afterCommit, 0);
+    }
+
+    /** The same, the first event (and business row) getting seq {@code firstSeq}, so that a second loop's ids differ. */
+    ClosedLoopProducers(EventWriter writer, Aggregates aggregates, int threads, LongConsumer afterCommit, long firstSeq) {
+        this.next = new AtomicLong(firstSeq);
         this.writer = writer;
         this.aggregates = aggregates;
         this.threads = threads;

@@ -24,20 +24,30 @@ final class History {
     }
 
     static void insert(BenchContext ctx, int rows, int aggregates) {
+        insert(ctx, rows, aggregates, 1);
+    }
+
+    /** The same, every row's times {@code ageDays} days in the past (retention's history is older than its cutoff). */
+    static void insert(BenchContext ctx, int rows, int aggregates, int ageDays) {
         if (rows == 0) {
             return;
         }
         long started = System.nanoTime();
         for (long from = 1; from <= rows; from += CHUNK) {
             long to = Math.min(rows, from + CHUNK - 1);
-            ctx.db.execute("INSERT INTO " + ctx.outbox() + " (" + COLUMNS + ") " + select(ctx.db.kind(), from, to, aggregates));
+            ctx.db.execute("INSERT INTO " + ctx.outbox() + " (" + COLUMNS + ") " + select(ctx.db.kind(), from, to, aggregates, ageDays));
         }
         double s = (System.nanoTime() - started) / 1e9;
-        Fmt.line("HISTORY published_rows=" + rows + " seconds=" + Fmt.two(s));
+        Fmt.line("HISTORY published_rows=" + rows + " age_days=" + ageDays + " seconds=" + Fmt.two(s));
     }
 
     /** The INSERT's SELECT on {@code kind}; package-private for the test that checks the payload it builds. */
     static String select(String kind, long from, long to, int aggregates) {
+        return select(kind, from, to, aggregates, 1);
+    }
+
+    /** The same with every time {@code ageDays} days in the past. */
+    static String select(String kind, long from, long to, int aggregates, int ageDays) {
         String n = switch (kind) {
             case "postgres" -> "n";
             case "mariadb" -> "seq";
@@ -52,12 +62,12 @@ final class History {
         return switch (kind) {
             case "postgres" -> "SELECT " + values + "(" + payload + ")::json, (" + headers + ")::jsonb, md5(n::text),"
                     + " 2, 0, 5, 2, 0, t, t, t, t"
-                    + " FROM generate_series(" + from + ", " + to + ") AS n, (SELECT now() - interval '1 day' AS t) AS x";
+                    + " FROM generate_series(" + from + ", " + to + ") AS n, (SELECT now() - interval '" + ageDays + " days' AS t) AS x";
             case "mariadb" -> "SELECT " + values + payload + ", " + headers + ", MD5(seq), 2, 0, 5, 2, 0, t, t, t, t"
-                    + " FROM seq_" + from + "_to_" + to + ", (SELECT UTC_TIMESTAMP(3) - INTERVAL 1 DAY AS t) AS x";
+                    + " FROM seq_" + from + "_to_" + to + ", (SELECT UTC_TIMESTAMP(3) - INTERVAL " + ageDays + " DAY AS t) AS x";
             default -> "SELECT " + values + "(" + payload + ") FORMAT JSON, (" + headers + ") FORMAT JSON,"
                     + " LPAD(CAST(X AS VARCHAR), 32, '0'), 2, 0, 5, 2, 0, t, t, t, t"
-                    + " FROM SYSTEM_RANGE(" + from + ", " + to + "), (SELECT CURRENT_TIMESTAMP - INTERVAL '1' DAY AS t) AS x";
+                    + " FROM SYSTEM_RANGE(" + from + ", " + to + "), (SELECT CURRENT_TIMESTAMP - INTERVAL '" + ageDays + "' DAY AS t) AS x";
         };
     }
 
