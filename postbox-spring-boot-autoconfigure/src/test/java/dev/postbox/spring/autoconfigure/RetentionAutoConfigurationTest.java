@@ -234,4 +234,24 @@ class RetentionAutoConfigurationTest {
         enabled().withPropertyValues("postbox.retention.consume-log-window=14d", "postbox.retention.instance-id=long-window")
                 .run(context -> assertThat(output.getOut()).doesNotContain("consume-log-window (PT336H)"));
     }
+    @Test
+    void tableSizeGaugesOnPostgresComeFromTheCatalogThroughTheRefreshLoop() {
+        TestDatabase pg = TestDatabase.postgres(null);
+        try {
+            ObservedApp.runner(pg.dataSource()).withPropertyValues("postbox.retention.enabled=true",
+                    "postbox.retention.interval=1h", "postbox.retention.outbox.published=7d").run(context -> {
+                assertThat(context).hasNotFailed();
+                SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+                for (String table : new String[] {"outbox", "messages", "consume-log", "compensations"}) {
+                    await(table + " bytes read", () -> !Double.isNaN(registry.find("postbox.table.bytes")
+                            .tag("table", table).gauge().value()), registry::getMetersAsString);
+                    assertThat(registry.find("postbox.table.bytes").tag("table", table).gauge().value()).isPositive();
+                    assertThat(registry.find("postbox.table.rows").tag("table", table).gauge().value())
+                            .isGreaterThanOrEqualTo(0.0);
+                }
+            });
+        } finally {
+            pg.close();
+        }
+    }
 }
