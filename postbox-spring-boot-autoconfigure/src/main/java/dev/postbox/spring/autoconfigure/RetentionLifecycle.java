@@ -54,9 +54,13 @@ public final class RetentionLifecycle implements SmartLifecycle {
         return running;
     }
 
+    /**
+     * Just below the relay's phase: starts just before, and stops just after, the relay and the metrics' backlog
+     * monitor, whose loop reads the table sizes through this retention's pool until it has stopped.
+     */
     @Override
     public int getPhase() {
-        return RelayLifecycle.PHASE;
+        return RelayLifecycle.PHASE - 1;
     }
 
     /** The retention this lifecycle runs. */
