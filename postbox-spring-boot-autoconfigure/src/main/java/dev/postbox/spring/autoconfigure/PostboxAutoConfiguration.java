@@ -215,4 +215,29 @@ public class PostboxAutoConfiguration {
             return new CompensationJobsLifecycle(jobs);
         }
     }
+    /**
+     * Retention ({@code postbox.retention.*}), only when {@code postbox.retention.enabled=true}: the {@code Retention}
+     * bean, built at start-up (a bad value or no rule at all fails the start-up, naming the property, before anything
+     * runs), and its lifecycle, which starts it in every instance (the core's lease picks the runner).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(prefix = "postbox.retention", name = "enabled", havingValue = "true")
+    static class RetentionConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        dev.postbox.retention.Retention postboxRetention(Postbox postbox, PostboxProperties p) {
+            PostboxProperties.RetentionProperties r = p.getRetention();
+            dev.postbox.retention.Retention retention = RetentionSettings.build(postbox, r);
+            RetentionSettings.consumeLogWindowWarning(r.getConsumeLogWindow(), p.getRelay().getLeaseDuration())
+                    .ifPresent(log::warn);
+            return retention;
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        RetentionLifecycle postboxRetentionLifecycle(dev.postbox.retention.Retention retention) {
+            return new RetentionLifecycle(retention);
+        }
+    }
 }

@@ -52,6 +52,7 @@ public class PostboxProperties {
     private final EventBusProperties eventBus = new EventBusProperties();
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
+    private final RetentionProperties retention = new RetentionProperties();
 
     public boolean isEnabled() {
         return enabled;
@@ -135,6 +136,10 @@ public class PostboxProperties {
 
     public Health getHealth() {
         return health;
+    }
+
+    public RetentionProperties getRetention() {
+        return retention;
     }
 
     /** When the starter installs the Postbox tables. */
@@ -523,6 +528,255 @@ public class PostboxProperties {
 
         public void setMaxDead(long maxDead) {
             this.maxDead = maxDead;
+        }
+    }
+    /**
+     * {@code postbox.retention.*}: removing finished rows from the Postbox tables (dev.postbox.retention.Retention).
+     * Off by default: what is removed and when is the application's decision. Each rule is a Duration; a rule not set
+     * removes nothing of its status. Defaults are the core builder's (Retention.Builder).
+     */
+    public static class RetentionProperties {
+
+        /**
+         * Whether to run retention in this application (off by default: removing data is the application's
+         * decision). Every instance runs it; a database lease makes one of them the runner at a time.
+         */
+        private boolean enabled = false;
+
+        private final RetentionOutbox outbox = new RetentionOutbox();
+        private final RetentionMessages messages = new RetentionMessages();
+        private final RetentionCompensations compensations = new RetentionCompensations();
+
+        /**
+         * How long consume-log (inbox) rows are kept: a delivery of the same event after this runs the consumer's
+         * work again, so it must be longer than any redelivery (a start-up WARN says so when it is shorter than the
+         * relay's retry horizon). Unset: never removed.
+         */
+        private Duration consumeLogWindow;
+
+        /**
+         * Tables whose removed rows are moved to their *_archive twin instead of deleted: outbox, messages,
+         * consume-log, compensations.
+         */
+        private Set<String> archive = new LinkedHashSet<>();
+
+        /** Rows per primary-key window and per removing transaction (1..10000). */
+        private int batchSize = dev.postbox.retention.Retention.Builder.DEFAULT_BATCH_SIZE;
+
+        /** Rows one run removes at most (1..1000000000); a run that stops at it is followed by the next at once. */
+        private long maxRowsPerRun = dev.postbox.retention.Retention.Builder.DEFAULT_MAX_ROWS_PER_RUN;
+
+        /** How long one run may take before it stops at the next window (1s..24h). */
+        private Duration maxRunTime = Duration.ofMinutes(5);
+
+        /** How long a statement waits for a row lock before the batch gives way to writers (100ms..60s). */
+        private Duration lockTimeout = Duration.ofSeconds(2);
+
+        /** How long one statement may run (1s..10m). */
+        private Duration statementTimeout = Duration.ofSeconds(30);
+
+        /** Time between scheduled runs (1s..24h). */
+        private Duration interval = dev.postbox.retention.Retention.Builder.DEFAULT_INTERVAL;
+
+        /** The owner of the retention lease while this instance runs, unique per process; default host-pid-random. */
+        private String instanceId;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public RetentionOutbox getOutbox() {
+            return outbox;
+        }
+
+        public RetentionMessages getMessages() {
+            return messages;
+        }
+
+        public RetentionCompensations getCompensations() {
+            return compensations;
+        }
+
+        public Duration getConsumeLogWindow() {
+            return consumeLogWindow;
+        }
+
+        public void setConsumeLogWindow(Duration consumeLogWindow) {
+            this.consumeLogWindow = consumeLogWindow;
+        }
+
+        public Set<String> getArchive() {
+            return archive;
+        }
+
+        public void setArchive(Set<String> archive) {
+            this.archive = archive;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public long getMaxRowsPerRun() {
+            return maxRowsPerRun;
+        }
+
+        public void setMaxRowsPerRun(long maxRowsPerRun) {
+            this.maxRowsPerRun = maxRowsPerRun;
+        }
+
+        public Duration getMaxRunTime() {
+            return maxRunTime;
+        }
+
+        public void setMaxRunTime(Duration maxRunTime) {
+            this.maxRunTime = maxRunTime;
+        }
+
+        public Duration getLockTimeout() {
+            return lockTimeout;
+        }
+
+        public void setLockTimeout(Duration lockTimeout) {
+            this.lockTimeout = lockTimeout;
+        }
+
+        public Duration getStatementTimeout() {
+            return statementTimeout;
+        }
+
+        public void setStatementTimeout(Duration statementTimeout) {
+            this.statementTimeout = statementTimeout;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public String getInstanceId() {
+            return instanceId;
+        }
+
+        public void setInstanceId(String instanceId) {
+            this.instanceId = instanceId;
+        }
+    }
+
+    /** {@code postbox.retention.outbox.*}: how long finished outbox events are kept, per status; unset: never removed. */
+    public static class RetentionOutbox {
+
+        /** How long PUBLISHED outbox events are kept; unset: never removed. */
+        private Duration published;
+
+        /** How long CANCELLED outbox events are kept; unset: never removed. */
+        private Duration cancelled;
+
+        /**
+         * How long DEAD outbox events are kept; unset: never removed (one still holding back a later event of its
+         * aggregate is kept anyway).
+         */
+        private Duration dead;
+
+        public Duration getPublished() {
+            return published;
+        }
+
+        public void setPublished(Duration published) {
+            this.published = published;
+        }
+
+        public Duration getCancelled() {
+            return cancelled;
+        }
+
+        public void setCancelled(Duration cancelled) {
+            this.cancelled = cancelled;
+        }
+
+        public Duration getDead() {
+            return dead;
+        }
+
+        public void setDead(Duration dead) {
+            this.dead = dead;
+        }
+    }
+
+    /** {@code postbox.retention.messages.*}: how long finished message events are kept, per status. */
+    public static class RetentionMessages {
+
+        /** How long SUCCEEDED message events are kept; unset: never removed. */
+        private Duration succeeded;
+
+        /** How long CANCELLED message events are kept; unset: never removed. */
+        private Duration cancelled;
+
+        /** How long DEAD message events are kept; unset: never removed. */
+        private Duration dead;
+
+        public Duration getSucceeded() {
+            return succeeded;
+        }
+
+        public void setSucceeded(Duration succeeded) {
+            this.succeeded = succeeded;
+        }
+
+        public Duration getCancelled() {
+            return cancelled;
+        }
+
+        public void setCancelled(Duration cancelled) {
+            this.cancelled = cancelled;
+        }
+
+        public Duration getDead() {
+            return dead;
+        }
+
+        public void setDead(Duration dead) {
+            this.dead = dead;
+        }
+    }
+
+    /** {@code postbox.retention.compensations.*}: how long finished compensation-log rows are kept, per status. */
+    public static class RetentionCompensations {
+
+        /**
+         * How long DONE compensation-log rows are kept; unset: never removed. After removal the guard forgets the
+         * key, so the same compensation could run again.
+         */
+        private Duration done;
+
+        /** How long FAILED compensation-log rows are kept; unset: never removed. */
+        private Duration failed;
+
+        public Duration getDone() {
+            return done;
+        }
+
+        public void setDone(Duration done) {
+            this.done = done;
+        }
+
+        public Duration getFailed() {
+            return failed;
+        }
+
+        public void setFailed(Duration failed) {
+            this.failed = failed;
         }
     }
 }

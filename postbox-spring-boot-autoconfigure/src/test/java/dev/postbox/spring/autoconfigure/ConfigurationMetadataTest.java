@@ -34,7 +34,8 @@ class ConfigurationMetadataTest {
      * (besides those whose fresh value is null or an empty map).
      */
     private static final Set<String> NO_DEFAULT = Set.of("postbox.source",
-            "postbox.relay.instance-id", "postbox.worker.instance-id", "postbox.relay.unordered-topics");
+            "postbox.relay.instance-id", "postbox.worker.instance-id", "postbox.relay.unordered-topics",
+            "postbox.retention.instance-id", "postbox.retention.archive");
 
     private static Map<String, ConfigurationMetadataProperty> postboxProperties() throws Exception {
         ConfigurationMetadataRepositoryJsonBuilder builder = ConfigurationMetadataRepositoryJsonBuilder.create();

@@ -3,6 +3,7 @@ package dev.postbox.spring.autoconfigure.health;
 import dev.postbox.common.ValidationException;
 import dev.postbox.query.Backlog;
 import dev.postbox.query.Queries;
+import dev.postbox.retention.Retention;
 import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
 import dev.postbox.spring.autoconfigure.metrics.Backlogs;
 
@@ -21,7 +22,10 @@ import java.util.function.BooleanSupplier;
  * age is shown but does not count, because a FAILED one may rightly wait hours for its next retry. It takes the
  * metrics' backlog read when that is fresh, else reads now through the metrics' monitor (so that a slower read of
  * the monitor's, started earlier, cannot later pass for fresher); a database error propagates (the indicators
- * report it as DOWN with the error). Thread-safe.
+ * report it as DOWN with the error). The details' {@code retention} shows whether retention runs here and, when it
+ * does, its instance, the lease holder, the last success and failure; a failing retention is shown
+ * ({@code failing: true}) but never makes the component DOWN: old rows staying a while longer is no outage.
+ * Thread-safe.
  */
 final class PostboxHealth {
 
@@ -35,6 +39,7 @@ final class PostboxHealth {
     private final long maxDead;
     private final BooleanSupplier relayRunning;
     private final BooleanSupplier relayClockTrusted;
+    private final Retention retention;
 
     /**
      * @param queries             where the backlogs are read when there is no fresh read
@@ -48,6 +53,13 @@ final class PostboxHealth {
      */
     PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
                   BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted) {
+        this(queries, monitor, maxOldestPendingAge, maxDead, relayRunning, relayClockTrusted, null);
+    }
+
+    /** @param retention this application's retention, or null when {@code postbox.retention.enabled} is false */
+    PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
+                  BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted, Retention retention) {
+        this.retention = retention;
         this.relayClockTrusted = relayClockTrusted;
         this.queries = Objects.requireNonNull(queries, "queries");
         this.monitor = monitor;
@@ -109,9 +121,40 @@ final class PostboxHealth {
                 problems.add("the relay's clock is too far from the database's: it takes over no expired lease");
             }
         }
+        details.put("retention", retention());
         if (!problems.isEmpty()) {
             details.put("reason", String.join("; ", problems));
         }
         return new Result(problems.isEmpty(), details);
+    }
+
+    /** The retention details; reading the lease holder may fail, which shows but does not fail the check. */
+    private Map<String, Object> retention() {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("enabled", retention != null);
+        if (retention == null) {
+            return r;
+        }
+        Retention.Status s = retention.status();
+        r.put("instanceId", retention.instanceId());
+        try {
+            r.put("leaseHolder", retention.leaseHolder().map(h -> {
+                Map<String, Object> holder = new LinkedHashMap<>();
+                holder.put("instanceId", h.instanceId());
+                holder.put("until", String.valueOf(h.until()));
+                return (Object) holder;
+            }).orElse(null));
+        } catch (RuntimeException e) {
+            r.put("leaseHolder", "unknown: " + e.getMessage());
+        }
+        r.put("lastSuccess", s.lastSuccess() == null ? null : s.lastSuccess().toString());
+        r.put("lastRemoved", s.lastReport() == null ? null : s.lastReport().removed());
+        r.put("totalRemoved", s.totalRemoved());
+        r.put("lastFailure", s.lastFailure());
+        r.put("lastFailureTime", s.lastFailureTime() == null ? null : s.lastFailureTime().toString());
+        boolean failing = s.lastFailureTime() != null
+                && (s.lastSuccess() == null || s.lastFailureTime().isAfter(s.lastSuccess()));
+        r.put("failing", failing);
+        return r;
     }
 }

@@ -1,6 +1,7 @@
 package dev.postbox.spring.autoconfigure.health;
 
 import dev.postbox.Postbox;
+import dev.postbox.retention.Retention;
 import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;
 import dev.postbox.spring.autoconfigure.PostboxProperties;
 import dev.postbox.spring.autoconfigure.RelayLifecycle;
@@ -40,11 +41,11 @@ public class PostboxHealthAutoConfiguration {
     static final String BOOT4_INDICATOR = "org.springframework.boot.health.contributor.AbstractHealthIndicator";
 
     static PostboxHealth health(Postbox postbox, PostboxProperties p, ObjectProvider<BacklogMonitor> monitor,
-                                ObjectProvider<RelayLifecycle> relay) {
+                                ObjectProvider<RelayLifecycle> relay, ObjectProvider<Retention> retention) {
         RelayLifecycle r = relay.getIfUnique();
         return new PostboxHealth(postbox.queries(), monitor.getIfUnique(),
                 p.getHealth().getMaxOldestPendingAge(), p.getHealth().getMaxDead(), r == null ? null : r::relayWorking,
-                r == null ? null : r::relayClockTrusted);
+                r == null ? null : r::relayClockTrusted, retention.getIfUnique());
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -55,8 +56,9 @@ public class PostboxHealthAutoConfiguration {
         @ConditionalOnMissingBean(name = BEAN_NAME)
         Boot3PostboxHealthIndicator postboxHealthIndicator(Postbox postbox, PostboxProperties p,
                                                            ObjectProvider<BacklogMonitor> monitor,
-                                                           ObjectProvider<RelayLifecycle> relay) {
-            return new Boot3PostboxHealthIndicator(health(postbox, p, monitor, relay));
+                                                           ObjectProvider<RelayLifecycle> relay,
+                                                           ObjectProvider<Retention> retention) {
+            return new Boot3PostboxHealthIndicator(health(postbox, p, monitor, relay, retention));
         }
     }
 
@@ -69,8 +71,9 @@ public class PostboxHealthAutoConfiguration {
         @ConditionalOnMissingBean(name = BEAN_NAME)
         Boot4PostboxHealthIndicator postboxHealthIndicator(Postbox postbox, PostboxProperties p,
                                                            ObjectProvider<BacklogMonitor> monitor,
-                                                           ObjectProvider<RelayLifecycle> relay) {
-            return new Boot4PostboxHealthIndicator(health(postbox, p, monitor, relay));
+                                                           ObjectProvider<RelayLifecycle> relay,
+                                                           ObjectProvider<Retention> retention) {
+            return new Boot4PostboxHealthIndicator(health(postbox, p, monitor, relay, retention));
         }
     }
 }

@@ -2,12 +2,16 @@ package dev.postbox.spring.autoconfigure.metrics;
 
 import dev.postbox.common.ValidationException;
 import dev.postbox.query.Queries;
+import dev.postbox.retention.Retention;
+import dev.postbox.retention.RetentionTable;
 import dev.postbox.spring.autoconfigure.RelayLifecycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -19,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Reads the outbox and message-event {@link Backlogs} every refresh interval on one daemon thread of its own, so neither a
  * metrics scrape nor the relay ever waits for the query. Started and stopped with the application context.
  * A failed read is logged (at most once a minute, with the number of failures in between) and keeps the last
- * values. Thread-safe.
+ * values. With retention on, the same loop also reads the catalog's size of each Postbox table
+ * ({@link Retention#size}, never the table itself) for the {@code postbox.table.*} gauges. Thread-safe.
  */
 public final class BacklogMonitor implements SmartLifecycle {
 
@@ -33,6 +38,11 @@ public final class BacklogMonitor implements SmartLifecycle {
 
     private final Queries queries;
     private final Duration interval;
+    private final Retention retention;
+    private volatile Map<RetentionTable, Retention.TableSize> sizes = Map.of();
+    // only touched by the reading thread
+    private long sizeFailuresInRow;
+    private long lastSizeLogNanos;
     // what the newest reads found, by the time each read started; guarded by reads (not by this: stop() holds that
     // while it waits for the reading thread)
     private final Object reads = new Object();
@@ -51,6 +61,16 @@ public final class BacklogMonitor implements SmartLifecycle {
      * @param interval how often; positive ({@code postbox.metrics.refresh-interval})
      */
     public BacklogMonitor(Queries queries, Duration interval) {
+        this(queries, interval, null);
+    }
+
+    /**
+     * @param queries   where the backlogs are read
+     * @param interval  how often; positive ({@code postbox.metrics.refresh-interval})
+     * @param retention whose {@link Retention#size table sizes} are read too, or null (retention off)
+     */
+    public BacklogMonitor(Queries queries, Duration interval, Retention retention) {
+        this.retention = retention;
         this.queries = Objects.requireNonNull(queries, "queries");
         if (interval == null || interval.isNegative() || interval.isZero()) {
             throw new ValidationException("postbox.metrics.refresh-interval", "must be positive, was " + interval);
@@ -122,7 +142,44 @@ public final class BacklogMonitor implements SmartLifecycle {
         return interval;
     }
 
+    /** The last catalog size read of {@code table}, or null before one (or with retention off). */
+    public Retention.TableSize tableSize(RetentionTable table) {
+        return sizes.get(table);
+    }
+
+    /** Reads every table's catalog size now, on the caller's thread; keeps what was read, throws what failed. */
+    void readSizes() {
+        if (retention == null) {
+            return;
+        }
+        Map<RetentionTable, Retention.TableSize> read = new EnumMap<>(RetentionTable.class);
+        for (RetentionTable t : RetentionTable.values()) {
+            read.put(t, retention.size(t));
+        }
+        sizes = Map.copyOf(read);
+    }
+
+    private void refreshSizes() {
+        try {
+            readSizes();
+            sizeFailuresInRow = 0;
+        } catch (RuntimeException e) {
+            sizeFailuresInRow++;
+            long now = System.nanoTime();
+            if (sizeFailuresInRow == 1 || now - lastSizeLogNanos >= LOG_EVERY_NANOS) {
+                lastSizeLogNanos = now;
+                log.warn("Postbox table sizes could not be read ({} failure(s) in a row); the gauges keep their last"
+                        + " values: {}", sizeFailuresInRow, e.toString());
+            }
+        }
+    }
+
     void refresh() {
+        refreshBacklogs();
+        refreshSizes();
+    }
+
+    private void refreshBacklogs() {
         try {
             readNow();
             if (failuresInRow > 0) {

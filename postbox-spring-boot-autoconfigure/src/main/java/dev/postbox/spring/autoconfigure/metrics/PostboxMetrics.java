@@ -5,8 +5,11 @@ import dev.postbox.message.WorkerListener;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.query.Backlog;
 import dev.postbox.relay.RelayListener;
+import dev.postbox.retention.Retention;
+import dev.postbox.retention.RetentionTable;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -36,6 +39,10 @@ import java.util.function.ToLongFunction;
  * <li>{@code postbox.publish.outcomes{outcome=published|failed|dead, channel}}</li>
  * <li>{@code postbox.relay.batch.size} (events claimed per cycle that claimed any) and {@code postbox.relay.batch.duration}</li>
  * <li>{@code postbox.message.outcomes{outcome=succeeded|failed|dead|cancelled}} of the message-event worker</li>
+ * <li>with retention on: {@code postbox.retention.removed{table}} (rows this instance's runs removed, per table with a
+ * rule), {@code postbox.retention.last.success} (seconds since this instance's last successful run, NaN before one),
+ * and {@code postbox.table.rows{table}} and {@code postbox.table.bytes{table}} (the catalog's estimate of each Postbox
+ * table, read by the monitor's loop, NaN before a read and where the database keeps no estimate, as on H2)</li>
  * </ul>
  * It is the relay's and the worker's listener: each hook only increments a meter and never throws. Meters exist
  * from the first {@link #bindTo}; a registry bound later gets them too. Thread-safe.
@@ -50,6 +57,7 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
     }
 
     private final BacklogMonitor monitor;
+    private final Retention retention;
     private final List<String> knownChannels;
     private final CompositeMeterRegistry registry = new CompositeMeterRegistry();
     private final Map<String, ChannelMeters> channels = new ConcurrentHashMap<>();
@@ -67,6 +75,15 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
      * @param knownChannels channels whose publish meters are registered at once (at 0), e.g. the routed ones
      */
     PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels) {
+        this(monitor, knownChannels, null);
+    }
+
+    /**
+     * @param retention the source of the {@code postbox.retention.*} meters, or null (retention off: none of them,
+     *                  and no {@code postbox.table.*} gauges)
+     */
+    PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels, Retention retention) {
+        this.retention = retention;
         this.monitor = Objects.requireNonNull(monitor, "monitor");
         this.knownChannels = List.copyOf(knownChannels);
     }
@@ -93,8 +110,50 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
         leaseExpiries = Counter.builder("postbox.relay.lease.expiries")
                 .description("Events taken over after their relay's lease expired without an outcome (a relay"
                         + " crashed or was killed); not publish failures").register(registry);
+        if (retention != null) {
+            retentionMeters(retention);
+        }
         bound = true;
         knownChannels.forEach(this::channel);
+    }
+
+    /** The table's {@code table} tag: outbox, messages, consume-log, compensations. */
+    static String tableTag(RetentionTable table) {
+        return dev.postbox.spring.autoconfigure.PropertyErrors.kebab(table.field());
+    }
+
+    private void retentionMeters(Retention r) {
+        for (RetentionTable t : r.policy().tables()) {
+            FunctionCounter.builder("postbox.retention.removed", r, x -> x.status().removedByTable().getOrDefault(t, 0L))
+                    .tag("table", tableTag(t)).baseUnit("rows")
+                    .description("Rows this instance's retention runs removed (deleted or archived)").register(registry);
+        }
+        TimeGauge.builder("postbox.retention.last.success", r, TimeUnit.SECONDS, PostboxMetrics::secondsSinceSuccess)
+                .description("Seconds since this instance's last successful retention run (NaN before one)")
+                .strongReference(true).register(registry);
+        for (RetentionTable t : RetentionTable.values()) {
+            Gauge.builder("postbox.table.rows", monitor, m -> size(m, t, true)).tag("table", tableTag(t)).baseUnit("rows")
+                    .description("The database catalog's estimate of the table's rows (NaN where it keeps none)")
+                    .strongReference(true).register(registry);
+            Gauge.builder("postbox.table.bytes", monitor, m -> size(m, t, false)).tag("table", tableTag(t))
+                    .baseUnit("bytes")
+                    .description("The database catalog's estimate of the table's size with indexes (NaN where it keeps none)")
+                    .strongReference(true).register(registry);
+        }
+    }
+
+    private static double secondsSinceSuccess(Retention r) {
+        Instant last = r.status().lastSuccess();
+        return last == null ? Double.NaN : Math.max(0, Duration.between(last, Instant.now()).toNanos() / 1e9);
+    }
+
+    private static double size(BacklogMonitor m, RetentionTable t, boolean rows) {
+        Retention.TableSize s = m.tableSize(t);
+        if (s == null) {
+            return Double.NaN;
+        }
+        long v = rows ? s.rows() : s.bytes();
+        return v < 0 ? Double.NaN : v;
     }
 
     /** {@code postbox.<table>.backlog{status}}, {@code .dead} and {@code .oldest.age} of one table. */

@@ -1,6 +1,7 @@
 package dev.postbox.spring.autoconfigure.metrics;
 
 import dev.postbox.Postbox;
+import dev.postbox.retention.Retention;
 import dev.postbox.spring.PublisherRoute;
 import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;
 import dev.postbox.spring.autoconfigure.PostboxProperties;
@@ -33,15 +34,16 @@ class PostboxMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    BacklogMonitor postboxBacklogMonitor(Postbox postbox, PostboxProperties p) {
-        return new BacklogMonitor(postbox.queries(), p.getMetrics().getRefreshInterval());
+    BacklogMonitor postboxBacklogMonitor(Postbox postbox, PostboxProperties p, ObjectProvider<Retention> retention) {
+        return new BacklogMonitor(postbox.queries(), p.getMetrics().getRefreshInterval(), retention.getIfUnique());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    PostboxMetrics postboxMetrics(BacklogMonitor monitor, ObjectProvider<PublisherRoute> routes) {
+    PostboxMetrics postboxMetrics(BacklogMonitor monitor, ObjectProvider<PublisherRoute> routes,
+                                  ObjectProvider<Retention> retention) {
         Set<String> channels = new LinkedHashSet<>();
         routes.orderedStream().forEach(r -> channels.addAll(r.channels()));
-        return new PostboxMetrics(monitor, channels);
+        return new PostboxMetrics(monitor, channels, retention.getIfUnique());
     }
 }
