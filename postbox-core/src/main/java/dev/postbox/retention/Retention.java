@@ -26,7 +26,7 @@ import java.util.Objects;
 /**
  * Keeps Postbox's tables small: removes finished rows older than the {@link RetentionPolicy} says, by
  * deleting them or moving them to the {@code *_archive} twins, in bounded batches of short transactions
- * on its own one-connection pool, with a lock timeout (it gives way to writers and relays instead of
+ * on its own two-connection pool, with a lock timeout (it gives way to writers and relays instead of
  * queueing them) and a statement timeout, within a per-run budget of rows and time. Unfinished rows are
  * never touched; an outbox DEAD row still holding back a later event of its aggregate is kept. Each table
  * is walked by primary key ({@link Sweep}); a run that spent its budget leaves a cursor the next run of this
@@ -85,7 +85,8 @@ public final class Retention implements AutoCloseable {
                         (int) Math.max(1, config.statementTimeout().toSeconds())));
             }
         }
-        this.pool = Pools.own(settings.dataSource(), "postbox-retention", 1, null);
+        // two connections: a run holds one, so health, metrics and lease reads never wait behind it
+        this.pool = Pools.own(settings.dataSource(), "postbox-retention", 2, null);
         this.lease = new JobLease(settings.dialect(), pool, settings.tables().jobLease(), LEASE_NAME,
                 config.instanceId(), config.leaseTtl());
         this.loop = new PollLoop("Retention " + config.instanceId(), "postbox-retention", 1, config.interval(),
@@ -350,6 +351,12 @@ public final class Retention implements AutoCloseable {
         public static final int DEFAULT_BATCH_SIZE = 1_000;
         /** Largest batch: bigger transactions hold locks long enough to stall writers. */
         public static final int MAX_BATCH_SIZE = 10_000;
+        /** Default longest run. */
+        public static final Duration DEFAULT_MAX_RUN_TIME = Duration.ofMinutes(5);
+        /** Default row-lock wait of a statement. */
+        public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(2);
+        /** Default longest statement. */
+        public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
         /** Default time between scheduled runs. */
         public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(10);
         /** Default rows one run removes at most. */
@@ -359,9 +366,9 @@ public final class Retention implements AutoCloseable {
         private final RetentionPolicy policy;
         private int batchSize = DEFAULT_BATCH_SIZE;
         private long maxRowsPerRun = DEFAULT_MAX_ROWS_PER_RUN;
-        private Duration maxRunTime = Duration.ofMinutes(5);
-        private Duration lockTimeout = Duration.ofSeconds(2);
-        private Duration statementTimeout = Duration.ofSeconds(30);
+        private Duration maxRunTime = DEFAULT_MAX_RUN_TIME;
+        private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
+        private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
         private Duration interval = DEFAULT_INTERVAL;
         private String instanceId = defaultInstanceId();
 
@@ -438,7 +445,7 @@ public final class Retention implements AutoCloseable {
             return value;
         }
 
-        /** The retention, with its own one-connection pool; close it when done. */
+        /** The retention, with its own two-connection pool; close it when done. */
         public Retention build() {
             return new Retention(settings, policy,
                     new Config(batchSize, maxRowsPerRun, maxRunTime, lockTimeout, statementTimeout, interval, instanceId));

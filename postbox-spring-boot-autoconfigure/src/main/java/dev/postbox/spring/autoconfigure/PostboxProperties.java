@@ -567,13 +567,13 @@ public class PostboxProperties {
         private long maxRowsPerRun = dev.postbox.retention.Retention.Builder.DEFAULT_MAX_ROWS_PER_RUN;
 
         /** How long one run may take before it stops at the next window (1s..24h). */
-        private Duration maxRunTime = Duration.ofMinutes(5);
+        private Duration maxRunTime = dev.postbox.retention.Retention.Builder.DEFAULT_MAX_RUN_TIME;
 
         /** How long a statement waits for a row lock before the batch gives way to writers (100ms..60s). */
-        private Duration lockTimeout = Duration.ofSeconds(2);
+        private Duration lockTimeout = dev.postbox.retention.Retention.Builder.DEFAULT_LOCK_TIMEOUT;
 
         /** How long one statement may run (1s..10m). */
-        private Duration statementTimeout = Duration.ofSeconds(30);
+        private Duration statementTimeout = dev.postbox.retention.Retention.Builder.DEFAULT_STATEMENT_TIMEOUT;
 
         /** Time between scheduled runs (1s..24h). */
         private Duration interval = dev.postbox.retention.Retention.Builder.DEFAULT_INTERVAL;
