@@ -79,7 +79,7 @@ public final class Bench {
                 + " write: business transaction alone (plain) vs with an event (event) vs with NOTIFY (event_notify,"
                 + " PostgreSQL) at each --producers concurrency (a list), no relay unless --relay on;"
                 + " retention: --history rows PUBLISHED 30 days ago, then the steady workload alone (baseline) and with"
-                + " retention.runOnce() in a loop (cleanup; --strategy delete|archive, policy outbox(PUBLISHED, 7 days));"
+                + " retention.runOnce() in a loop (cleanup; --strategy delete|archive, --duty-cycle of the retention, policy outbox(PUBLISHED, 7 days));"
                 + " every command prints cpu_ms_per_1k (this JVM's CPU per 1,000 events, bench included; chaos: of all its processes);"
                 + " chaos: separate producer, relay and sink processes on a private database server, with relay kills,"
                 + " a database crash and a sink outage (--db postgres|mariadb);"

@@ -61,6 +61,7 @@ final class RetentionBench implements Scenario {
         d.put("seconds", "20");
         d.put("batch", "1000");
         d.put("strategy", "delete");
+        d.put("duty-cycle", String.valueOf(Retention.Builder.DEFAULT_DUTY_CYCLE));
         d.put("aggregates", "1000");
         return d;
     }
@@ -80,6 +81,20 @@ final class RetentionBench implements Scenario {
         new Aggregates(o.positiveInt("aggregates"), o.positiveInt("producers"));
     }
 
+
+    /** {@code --duty-cycle}: the share of the cleanup's time in removing transactions (0.05..1). */
+    private static double dutyCycle(Options o) {
+        String v = o.string("duty-cycle");
+        try {
+            double d = Double.parseDouble(v);
+            if (d >= 0.05 && d <= 1.0) {
+                return d;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new UsageException("option --duty-cycle must be a number between 0.05 and 1 (was '" + v + "')");
+    }
     /** {@code --strategy}: delete or archive. */
     static RetentionPolicy.Strategy strategy(Options o) {
         return switch (o.string("strategy")) {
@@ -258,7 +273,7 @@ final class RetentionBench implements Scenario {
         }
         RetentionPolicy policy = pb.build();
         int batch = o.positiveInt("batch");
-        Fmt.line("POLICY " + policy + " batch=" + batch + " max_rows_per_run=" + (long) batch * BATCHES_PER_RUN
+        Fmt.line("POLICY " + policy + " batch=" + batch + " duty_cycle=" + dutyCycle(o) + " max_rows_per_run=" + (long) batch * BATCHES_PER_RUN
                 + " idle_ms=" + IDLE_MS);
 
         int seconds = o.positiveInt("seconds");
@@ -270,7 +285,7 @@ final class RetentionBench implements Scenario {
         Cleaner[] cleanerOut = new Cleaner[1];
         Phase cleanup;
         try (Retention retention = ctx.postbox.retention(policy).batchSize(batch)
-                .maxRowsPerRun((long) batch * BATCHES_PER_RUN).build()) {
+                .maxRowsPerRun((long) batch * BATCHES_PER_RUN).dutyCycle(dutyCycle(o)).build()) {
             cleanup = phase(ctx, o, "cleanup", seconds, CLEANUP_FIRST_SEQ, retention, cleanerOut);
         }
         Cleaner cleaner = cleanerOut[0];
@@ -311,6 +326,7 @@ final class RetentionBench implements Scenario {
         double removingSeconds = cleaner.removingSeconds();
         long removed = cleaner.removed.get();
         String result = "RESULT scenario=retention db=" + kind + " strategy=" + o.string("strategy")
+                + " duty_cycle=" + dutyCycle(o)
                 + " history=" + history + " removed=" + removed
                 + " cleanup_rows_per_s=" + (removingSeconds > 0 ? Fmt.rate(removed / removingSeconds) : "n/a")
                 + " p99_ms_baseline=" + Fmt.two(baseline.p99Ms()) + " p99_ms_cleanup=" + Fmt.two(cleanup.p99Ms())

@@ -54,7 +54,7 @@ public final class Retention implements AutoCloseable {
 
     /** Settings as {@link Builder#build()} validated them. */
     record Config(int batchSize, long maxRowsPerRun, Duration maxRunTime, Duration lockTimeout,
-                  Duration statementTimeout, Duration interval, String instanceId) {
+                  Duration statementTimeout, Duration interval, String instanceId, double dutyCycle) {
 
         /**
          * How long the retention lease holds: two intervals (the runner keeps it from one scheduled run to
@@ -217,12 +217,14 @@ public final class Retention implements AutoCloseable {
                     break;
                 }
                 windows++;
+                long batchStart = System.nanoTime();
                 int n = inTransaction(table, "removing ids " + (from + 1) + ".." + w.lastId(),
                         c -> sweep.remove(c, from, w.lastId(), cutoffs, archiveAt));
                 if (n > 0) {
                     batches++;
                     removed += n;
                     budget -= n;
+                    yieldTo(System.nanoTime() - batchStart, deadline);
                 }
                 after = w.lastId();
                 if (w.allYoung() || w.rows() < size) {
@@ -241,6 +243,27 @@ public final class Retention implements AutoCloseable {
             }
         }
         return new RetentionReport(started, Duration.ofNanos(System.nanoTime() - t0), runs, null);
+    }
+
+    /**
+     * Gives way to the live traffic after a batch that took {@code tookNanos}: pauses so that batches take
+     * at most {@link Builder#dutyCycle} of the run's time (at 0.5, a pause as long as the batch), never past
+     * the run's deadline, and not at all once the schedule is closing.
+     */
+    private void yieldTo(long tookNanos, long deadline) {
+        double duty = config.dutyCycle();
+        if (duty >= 1.0) {
+            return;
+        }
+        long pause = Math.min((long) (tookNanos * (1.0 - duty) / duty), deadline - System.nanoTime());
+        if (pause <= 0 || loop.closing()) {
+            return;
+        }
+        try {
+            java.util.concurrent.TimeUnit.NANOSECONDS.sleep(pause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -357,6 +380,11 @@ public final class Retention implements AutoCloseable {
         public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(2);
         /** Default longest statement. */
         public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(30);
+        /**
+         * Default share of a run's time spent in removing transactions: half, each batch followed by a pause as
+         * long as it took, so that writers and relays get the database's WAL and locks between batches.
+         */
+        public static final double DEFAULT_DUTY_CYCLE = 0.5;
         /** Default time between scheduled runs. */
         public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(10);
         /** Default rows one run removes at most. */
@@ -371,6 +399,7 @@ public final class Retention implements AutoCloseable {
         private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
         private Duration interval = DEFAULT_INTERVAL;
         private String instanceId = defaultInstanceId();
+        private double dutyCycle = DEFAULT_DUTY_CYCLE;
 
         Builder(Settings settings, RetentionPolicy policy) {
             this.settings = settings;
@@ -411,6 +440,19 @@ public final class Retention implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The share of a run's time its removing transactions may take (0.05..1; default 0.5): after a batch
+         * that took t, the run pauses {@code t * (1 - dutyCycle) / dutyCycle}. 1 removes as fast as the
+         * database allows; lower gives the live traffic more room at the cost of cleanup speed.
+         */
+        public Builder dutyCycle(double dutyCycle) {
+            if (!(dutyCycle >= 0.05 && dutyCycle <= 1.0)) {
+                throw new ValidationException("dutyCycle", "must be between 0.05 and 1 (was " + dutyCycle + ")");
+            }
+            this.dutyCycle = dutyCycle;
+            return this;
+        }
+
         /** Time between scheduled runs ({@link #start()}; 1 s..24 h; default 10 min). */
         public Builder interval(Duration interval) {
             this.interval = duration("interval", interval, Duration.ofSeconds(1), Duration.ofHours(24));
@@ -448,7 +490,8 @@ public final class Retention implements AutoCloseable {
         /** The retention, with its own two-connection pool; close it when done. */
         public Retention build() {
             return new Retention(settings, policy,
-                    new Config(batchSize, maxRowsPerRun, maxRunTime, lockTimeout, statementTimeout, interval, instanceId));
+                    new Config(batchSize, maxRowsPerRun, maxRunTime, lockTimeout, statementTimeout, interval, instanceId,
+                            dutyCycle));
         }
     }
 }

@@ -427,6 +427,11 @@ public abstract class RetentionContract extends DatabaseContract {
         assertThatThrownBy(() -> postbox.retention(policy).batchSize(0))
                 .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("batchSize"))
                 .hasMessageContaining("10000");
+        assertThatThrownBy(() -> postbox.retention(policy).dutyCycle(0.01))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("dutyCycle"))
+                .hasMessageContaining("between 0.05 and 1");
+        assertThatThrownBy(() -> postbox.retention(policy).dutyCycle(Double.NaN))
+                .isInstanceOf(ValidationException.class);
         assertThatThrownBy(() -> postbox.retention(policy).lockTimeout(Duration.ofMillis(10)))
                 .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("lockTimeout"));
     }

@@ -578,6 +578,12 @@ public class PostboxProperties {
         /** Time between scheduled runs (1s..24h). */
         private Duration interval = dev.postbox.retention.Retention.Builder.DEFAULT_INTERVAL;
 
+        /**
+         * Share of a run's time spent in removing transactions (0.05..1): after a batch that took t the run
+         * pauses t * (1 - duty-cycle) / duty-cycle, so writers and relays get the database between batches.
+         */
+        private double dutyCycle = dev.postbox.retention.Retention.Builder.DEFAULT_DUTY_CYCLE;
+
         /** The owner of the retention lease while this instance runs, unique per process; default host-pid-random. */
         private String instanceId;
 
@@ -659,6 +665,14 @@ public class PostboxProperties {
 
         public Duration getInterval() {
             return interval;
+        }
+
+        public double getDutyCycle() {
+            return dutyCycle;
+        }
+
+        public void setDutyCycle(double dutyCycle) {
+            this.dutyCycle = dutyCycle;
         }
 
         public void setInterval(Duration interval) {

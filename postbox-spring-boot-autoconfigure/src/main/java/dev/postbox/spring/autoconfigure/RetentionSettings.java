@@ -103,6 +103,7 @@ final class RetentionSettings {
                     .maxRunTime(r.getMaxRunTime())
                     .lockTimeout(r.getLockTimeout())
                     .statementTimeout(r.getStatementTimeout())
+                    .dutyCycle(r.getDutyCycle())
                     .interval(r.getInterval());
             if (r.getInstanceId() != null) {
                 b.instanceId(r.getInstanceId());

@@ -137,7 +137,8 @@ class RetentionAutoConfigurationTest {
                 "postbox.retention.instance-id=", "postbox.retention.instance-id",
                 "postbox.retention.outbox.dead=-1s", "postbox.retention.outbox.dead: must be zero or a positive duration",
                 "postbox.retention.consume-log-window=4000d", "postbox.retention.consume-log-window: must be at most PT87600H",
-                "postbox.retention.archive=outbox,bogus", "postbox.retention.archive: unknown table 'bogus'");
+                "postbox.retention.archive=outbox,bogus", "postbox.retention.archive: unknown table 'bogus'",
+                "postbox.retention.duty-cycle=2", "postbox.retention.duty-cycle: must be between 0.05 and 1");
         cases.forEach((setting, message) -> enabled()
                 .withPropertyValues("postbox.retention.outbox.published=7d", setting).run(context -> {
                     assertThat(context).as(setting).getFailure().rootCause().hasMessageContaining(message);
