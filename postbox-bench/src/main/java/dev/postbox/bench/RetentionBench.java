@@ -61,7 +61,7 @@ final class RetentionBench implements Scenario {
         d.put("seconds", "20");
         d.put("batch", "1000");
         d.put("strategy", "delete");
-        d.put("duty-cycle", String.valueOf(Retention.Builder.DEFAULT_DUTY_CYCLE));
+        d.put("duty-cycle", "default");
         d.put("aggregates", "1000");
         return d;
     }
@@ -82,9 +82,16 @@ final class RetentionBench implements Scenario {
     }
 
 
-    /** {@code --duty-cycle}: the share of the cleanup's time in removing transactions (0.05..1). */
-    private static double dutyCycle(Options o) {
+    /**
+     * {@code --duty-cycle}: the share of the cleanup's time in removing transactions (0.05..1), or
+     * {@code default}: the core's default for the strategy.
+     */
+    private static double dutyCycle(Options o, RetentionPolicy.Strategy strategy) {
         String v = o.string("duty-cycle");
+        if (v.equals("default")) {
+            return strategy == RetentionPolicy.Strategy.ARCHIVE ? Retention.Builder.DEFAULT_ARCHIVE_DUTY_CYCLE
+                    : Retention.Builder.DEFAULT_DUTY_CYCLE;
+        }
         try {
             double d = Double.parseDouble(v);
             if (d >= 0.05 && d <= 1.0) {
@@ -93,7 +100,7 @@ final class RetentionBench implements Scenario {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new UsageException("option --duty-cycle must be a number between 0.05 and 1 (was '" + v + "')");
+        throw new UsageException("option --duty-cycle must be default or a number between 0.05 and 1 (was '" + v + "')");
     }
     /** {@code --strategy}: delete or archive. */
     static RetentionPolicy.Strategy strategy(Options o) {
@@ -273,7 +280,7 @@ final class RetentionBench implements Scenario {
         }
         RetentionPolicy policy = pb.build();
         int batch = o.positiveInt("batch");
-        Fmt.line("POLICY " + policy + " batch=" + batch + " duty_cycle=" + dutyCycle(o) + " max_rows_per_run=" + (long) batch * BATCHES_PER_RUN
+        Fmt.line("POLICY " + policy + " batch=" + batch + " duty_cycle=" + dutyCycle(o, strategy) + " max_rows_per_run=" + (long) batch * BATCHES_PER_RUN
                 + " idle_ms=" + IDLE_MS);
 
         int seconds = o.positiveInt("seconds");
@@ -285,7 +292,7 @@ final class RetentionBench implements Scenario {
         Cleaner[] cleanerOut = new Cleaner[1];
         Phase cleanup;
         try (Retention retention = ctx.postbox.retention(policy).batchSize(batch)
-                .maxRowsPerRun((long) batch * BATCHES_PER_RUN).dutyCycle(dutyCycle(o)).build()) {
+                .maxRowsPerRun((long) batch * BATCHES_PER_RUN).dutyCycle(dutyCycle(o, strategy)).build()) {
             cleanup = phase(ctx, o, "cleanup", seconds, CLEANUP_FIRST_SEQ, retention, cleanerOut);
         }
         Cleaner cleaner = cleanerOut[0];
@@ -326,7 +333,7 @@ final class RetentionBench implements Scenario {
         double removingSeconds = cleaner.removingSeconds();
         long removed = cleaner.removed.get();
         String result = "RESULT scenario=retention db=" + kind + " strategy=" + o.string("strategy")
-                + " duty_cycle=" + dutyCycle(o)
+                + " duty_cycle=" + dutyCycle(o, strategy)
                 + " history=" + history + " removed=" + removed
                 + " cleanup_rows_per_s=" + (removingSeconds > 0 ? Fmt.rate(removed / removingSeconds) : "n/a")
                 + " p99_ms_baseline=" + Fmt.two(baseline.p99Ms()) + " p99_ms_cleanup=" + Fmt.two(cleanup.p99Ms())

@@ -581,8 +581,9 @@ public class PostboxProperties {
         /**
          * Share of a run's time spent in removing transactions (0.05..1): after a batch that took t the run
          * pauses t * (1 - duty-cycle) / duty-cycle, so writers and relays get the database between batches.
+         * Unset: 0.5 for deleted tables, 0.25 for archived ones.
          */
-        private double dutyCycle = dev.postbox.retention.Retention.Builder.DEFAULT_DUTY_CYCLE;
+        private Double dutyCycle;
 
         /** The owner of the retention lease while this instance runs, unique per process; default host-pid-random. */
         private String instanceId;
@@ -667,11 +668,11 @@ public class PostboxProperties {
             return interval;
         }
 
-        public double getDutyCycle() {
+        public Double getDutyCycle() {
             return dutyCycle;
         }
 
-        public void setDutyCycle(double dutyCycle) {
+        public void setDutyCycle(Double dutyCycle) {
             this.dutyCycle = dutyCycle;
         }
 

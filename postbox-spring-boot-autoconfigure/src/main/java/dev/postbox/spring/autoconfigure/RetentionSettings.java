@@ -103,10 +103,12 @@ final class RetentionSettings {
                     .maxRunTime(r.getMaxRunTime())
                     .lockTimeout(r.getLockTimeout())
                     .statementTimeout(r.getStatementTimeout())
-                    .dutyCycle(r.getDutyCycle())
                     .interval(r.getInterval());
             if (r.getInstanceId() != null) {
                 b.instanceId(r.getInstanceId());
+            }
+            if (r.getDutyCycle() != null) {
+                b.dutyCycle(r.getDutyCycle());
             }
             return b.build();
         });

@@ -35,7 +35,7 @@ class ConfigurationMetadataTest {
      */
     private static final Set<String> NO_DEFAULT = Set.of("postbox.source",
             "postbox.relay.instance-id", "postbox.worker.instance-id", "postbox.relay.unordered-topics",
-            "postbox.retention.instance-id", "postbox.retention.archive");
+            "postbox.retention.instance-id", "postbox.retention.archive", "postbox.retention.duty-cycle");
 
     private static Map<String, ConfigurationMetadataProperty> postboxProperties() throws Exception {
         ConfigurationMetadataRepositoryJsonBuilder builder = ConfigurationMetadataRepositoryJsonBuilder.create();
