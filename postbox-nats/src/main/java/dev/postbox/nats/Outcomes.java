@@ -11,6 +11,9 @@ import java.util.concurrent.TimeoutException;
 /** What a failed JetStream publish means for the event: DEAD only when retrying cannot help. */
 final class Outcomes {
 
+    /** JetStream's API error for a message above the stream's {@code max_msg_size}. */
+    static final int MESSAGE_TOO_LARGE = 10054;
+
     private Outcomes() {
     }
 
@@ -26,6 +29,11 @@ final class Outcomes {
         }
         if (e instanceof TimeoutException || e instanceof CancellationException) {
             return PublishResult.retry("no JetStream ack for subject '" + subject + "' in time (connection down or server busy)");
+        }
+        if (e instanceof JetStreamApiException api && api.getApiErrorCode() == MESSAGE_TOO_LARGE) {
+            // larger than the stream's max_msg_size: the same message is refused every time
+            return PublishResult.dead("JetStream refused subject '" + subject + "': " + api.getErrorCode()
+                    + "/" + api.getApiErrorCode() + " " + api.getErrorDescription() + " (larger than the stream takes)");
         }
         if (e instanceof JetStreamApiException api) {
             return PublishResult.retry("JetStream refused subject '" + subject + "': " + api.getErrorCode()

@@ -124,11 +124,12 @@ class NatsRunsTest extends NatsTestBase {
                  Relay relay = postbox.relay(publisher).instanceId("r-small").build()) {
                 Cycle first = relay.runOnce();
                 assertThat(first.claimed()).isEqualTo(16);
-                assertThat(first.failed()).isEqualTo(1);
+                assertThat(first.dead()).as("too large for the stream: refused every time").isEqualTo(1);
                 assertThat(first.published()).as("OK's eight and BIG's first three").isEqualTo(11);
                 OutboxRecord failed = postbox.queries().outbox().byEventNo("big-3").orElseThrow();
-                assertThat(failed.status()).isEqualTo(OutboxStatus.FAILED);
-                assertThat(failed.failReason()).contains("10054");
+                assertThat(failed.status()).isEqualTo(OutboxStatus.DEAD);
+                assertThat(failed.failReason()).contains("10054").contains("larger than the stream takes");
+                assertThat(relay.runOnce().claimed()).as("BIG waits behind its dead event").isZero();
                 for (int i = 4; i < 8; i++) {
                     OutboxRecord held = postbox.queries().outbox().byEventNo("big-" + i).orElseThrow();
                     assertThat(held.status()).as("big-" + i).isEqualTo(OutboxStatus.PENDING);
