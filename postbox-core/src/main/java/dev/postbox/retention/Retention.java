@@ -220,15 +220,17 @@ public final class Retention implements AutoCloseable {
                 }
                 int size = (int) Math.min(config.batchSize(), budget);
                 long from = after;
-                Sweep.Window w = inTransaction(table, "reading a window after id " + from,
-                        c -> sweep.window(c, from, size, newest));
+                long batchStart = System.nanoTime();
+                Step step = inTransaction(table, "removing in the window after id " + from, c -> {
+                    Sweep.Window window = sweep.window(c, from, size, newest);
+                    return new Step(window, window.rows() == 0 ? 0 : sweep.remove(c, from, window.lastId(), cutoffs, archiveAt));
+                });
+                Sweep.Window w = step.window();
                 if (w.rows() == 0) {
                     break;
                 }
                 windows++;
-                long batchStart = System.nanoTime();
-                int n = inTransaction(table, "removing ids " + (from + 1) + ".." + w.lastId(),
-                        c -> sweep.remove(c, from, w.lastId(), cutoffs, archiveAt));
+                int n = step.removed();
                 if (n > 0) {
                     batches++;
                     removed += n;
@@ -252,6 +254,10 @@ public final class Retention implements AutoCloseable {
             }
         }
         return new RetentionReport(started, Duration.ofNanos(System.nanoTime() - t0), runs, null);
+    }
+
+    /** One window of a run, read and cleared in one transaction: the window, and the rows removed from it. */
+    private record Step(Sweep.Window window, int removed) {
     }
 
     /**
@@ -289,15 +295,16 @@ public final class Retention implements AutoCloseable {
             long after = 0;
             while (true) {
                 long from = after;
-                Sweep.Window w = inTransaction(table, "reading a window after id " + from,
-                        c -> sweep.window(c, from, config.batchSize(), newest));
+                Sweep.Window w = inTransaction(table, "counting in the window after id " + from, c -> {
+                    Sweep.Window window = sweep.window(c, from, config.batchSize(), newest);
+                    if (window.rows() > 0) {
+                        sweep.count(c, from, window.lastId(), cutoffs).forEach((s, n) -> counts.merge(s, n, Long::sum));
+                    }
+                    return window;
+                });
                 if (w.rows() == 0) {
                     break;
                 }
-                inTransaction(table, "counting ids " + (from + 1) + ".." + w.lastId(), c -> {
-                    sweep.count(c, from, w.lastId(), cutoffs).forEach((s, n) -> counts.merge(s, n, Long::sum));
-                    return null;
-                });
                 after = w.lastId();
                 if (w.allYoung() || w.rows() < config.batchSize()) {
                     break;
