@@ -132,6 +132,14 @@ public final class Postbox {
                 settings, Objects.requireNonNull(policy, "policy"));
     }
 
+    /**
+     * The time-partitioned variant of the outbox: converting the empty outbox to it, its partitions and runway
+     * ({@link dev.postbox.retention.OutboxPartitions}; PostgreSQL and MariaDB).
+     */
+    public dev.postbox.retention.OutboxPartitions outboxPartitions() {
+        return Features.make(dev.postbox.retention.OutboxPartitions.class, settings);
+    }
+
     /** A person's retry and cancel of outbox events, recorded with who and why. */
     public dev.postbox.admin.Admin admin() {
         return admin;

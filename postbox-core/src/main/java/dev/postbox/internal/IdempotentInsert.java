@@ -42,7 +42,24 @@ public final class IdempotentInsert<T> {
     private final Dialect dialect;
     private final String insertHead;
     private final String tuple;
-    private final String tail;
+    private final String table;
+    private final String targetedTail;
+    private final String untargetedTail;
+    /** The tail in use: resolved on the first insert (the table may be the partitioned variant); "" detects. */
+    private volatile String tail;
+    /** {@link #GENERATION} when {@link #tail} was resolved. */
+    private volatile int resolvedAt;
+    /** Bumped by {@link #tablesChanged()}: every insert looks at its table again. */
+    private static final java.util.concurrent.atomic.AtomicInteger GENERATION = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Tells every insert of this JVM that a table changed its kind (the outbox was converted to the partitioned
+     * variant): each resolves its statement again on its next use. Another process learns it from the one
+     * transaction that fails with 42P10.
+     */
+    public static void tablesChanged() {
+        GENERATION.incrementAndGet();
+    }
     private final String readBack;
     private final String uniqueKeyName;
     private final Function<T, String> key;
@@ -59,7 +76,9 @@ public final class IdempotentInsert<T> {
         this.dialect = dialect;
         this.insertHead = "INSERT INTO %s (%s) VALUES ".formatted(table, columns);
         this.tuple = tuple;
-        this.tail = dialect.skipDuplicatesReturning(keyColumn, keyColumn + ", id");
+        this.table = table;
+        this.targetedTail = dialect.skipDuplicatesReturning(keyColumn, keyColumn + ", id");
+        this.untargetedTail = dialect.skipDuplicatesReturning(null, keyColumn + ", id");
         this.readBack = "SELECT %1$s, id FROM %2$s WHERE %1$s IN (".formatted(keyColumn, table);
         this.uniqueKeyName = uniqueKeyName;
         this.key = key;
@@ -78,10 +97,11 @@ public final class IdempotentInsert<T> {
                 positions.add(i);
             }
         }
+        String skipping = tail(connection);
         for (int from = 0; from < unique.size(); from += PostboxDefaults.WRITE_BATCH_ROWS) {
             int to = Math.min(unique.size(), from + PostboxDefaults.WRITE_BATCH_ROWS);
-            long[] chunk = tail != null
-                    ? insertSkipping(connection, unique.subList(from, to))
+            long[] chunk = !skipping.isEmpty()
+                    ? insertSkipping(connection, unique.subList(from, to), skipping)
                     : insertDetecting(connection, unique.subList(from, to));
             for (int i = 0; i < chunk.length; i++) {
                 ids[positions.get(from + i)] = chunk[i];
@@ -90,15 +110,48 @@ public final class IdempotentInsert<T> {
         return ids;
     }
 
-    private long[] insertSkipping(Connection connection, List<T> rows) throws SQLException {
+    /**
+     * The duplicate-skipping tail for this table, "" where duplicates are detected by their error. On a table
+     * whose unique key lives outside it (the partitioned outbox) the conflict has no target.
+     */
+    private String tail(Connection connection) throws SQLException {
+        String t = tail;
+        int generation = GENERATION.get();
+        if (t == null || resolvedAt != generation) {
+            resolvedAt = generation;
+            t = targetedTail == null ? "" : targetedTail;
+            String sql = dialect.partitionedTableSql();
+            if (targetedTail != null && sql != null) {
+                try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                    ps.setString(1, table);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next() && rs.getBoolean(1)) {
+                            t = untargetedTail;
+                        }
+                    }
+                }
+            }
+            tail = t;
+        }
+        return t;
+    }
+
+    private long[] insertSkipping(Connection connection, List<T> rows, String skipping) throws SQLException {
         Map<String, Long> insertedIds = new HashMap<>();
-        try (PreparedStatement ps = connection.prepareStatement(sql(rows.size()) + tail)) {
+        try (PreparedStatement ps = connection.prepareStatement(sql(rows.size()) + skipping)) {
             bindAll(ps, rows);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     insertedIds.put(rs.getString(1), rs.getLong(2));
                 }
             }
+        } catch (SQLException e) {
+            if ("42P10".equals(e.getSQLState())) {
+                // the table became partitioned after this process looked (no unique index matches the target):
+                // this transaction fails; the next insert looks again
+                tail = null;
+            }
+            throw e;
         }
         long[] result = new long[rows.size()];
         for (int i = 0; i < rows.size(); i++) {

@@ -128,6 +128,16 @@ public interface Dialect {
     }
 
     /**
+     * SQL that tells (one boolean column) whether the table named by its one parameter is partitioned in a way
+     * that moves its unique key out of the table (Postbox's partitioned outbox keeps event_no unique through a
+     * key table and a trigger): an INSERT into it skips duplicates by {@code skipDuplicatesReturning(null, ...)},
+     * without a conflict target. Null where {@link #skipDuplicatesReturning} is null or there is no such table.
+     */
+    default String partitionedTableSql() {
+        return null;
+    }
+
+    /**
      * Whether {@code getGeneratedKeys()} after a multi-row INSERT returns the id the database gave each
      * row, in the order of the rows. Where it does not (MySQL/MariaDB: the server reports only the first id
      * of a statement, LAST_INSERT_ID, and a driver that returns more computes them as if they were

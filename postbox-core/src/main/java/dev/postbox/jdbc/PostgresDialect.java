@@ -65,7 +65,16 @@ final class PostgresDialect implements Dialect {
 
     @Override
     public String skipDuplicatesReturning(String keyColumns, String returnedColumn) {
+        if (keyColumns == null) {
+            // a partitioned table: its key trigger skips the duplicate (no unique index to name as the target)
+            return " ON CONFLICT DO NOTHING RETURNING %s".formatted(returnedColumn);
+        }
         return " ON CONFLICT (%s) DO NOTHING RETURNING %s".formatted(keyColumns, returnedColumn);
+    }
+
+    @Override
+    public String partitionedTableSql() {
+        return "SELECT COALESCE((SELECT relkind = 'p' FROM pg_class WHERE oid = to_regclass(?)), false)";
     }
 
     @Override
@@ -132,10 +141,15 @@ final class PostgresDialect implements Dialect {
         return "SET LOCAL lock_timeout = '" + timeout.toMillis() + "ms'";
     }
 
-    /** From pg_class and the statistics collector (a never-analyzed table: its live-tuple count). */
+    /**
+     * From pg_class and the statistics collector (a never-analyzed table: its live-tuple count), summed over a
+     * partitioned table's partitions (the parent itself holds nothing).
+     */
     @Override
     public String tableSizeSql() {
-        return "SELECT pg_total_relation_size(c.oid), GREATEST(c.reltuples::bigint, COALESCE(s.n_live_tup, 0))"
-                + " FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass(?)";
+        return "SELECT SUM(pg_total_relation_size(c.oid)), SUM(CASE WHEN c.relkind = 'p' THEN 0"
+                + " ELSE GREATEST(c.reltuples::bigint, COALESCE(s.n_live_tup, 0)) END)"
+                + " FROM pg_partition_tree(to_regclass(?)) t JOIN pg_class c ON c.oid = t.relid"
+                + " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid HAVING count(*) > 0";
     }
 }

@@ -27,6 +27,14 @@ import java.util.List;
  */
 interface PartitionOps {
 
+    /** The statements for {@code dialect}'s database, or null where Postbox has no partitioned variant (H2). */
+    static PartitionOps of(dev.postbox.jdbc.Dialect dialect) {
+        return switch (dialect.name()) {
+            case "postgresql" -> new PostgresPartitions(dialect);
+            default -> null;
+        };
+    }
+
     /** One partition: its name (the table's name, {@code _p}, the UTC start) and range {@code [from, to)}. */
     record Range(String name, Instant from, Instant to) {
         Duration width() {
@@ -93,9 +101,9 @@ interface PartitionOps {
 
     /**
      * A detach that did not finish (a process died mid-way), to finish before anything else: the partition's
-     * standalone table name, or null. Autocommit.
+     * standalone table name, or null. Autocommit; a detach to complete waits at most {@code lockTimeout}.
      */
-    String pendingDetach(Connection c, String table) throws SQLException;
+    String pendingDetach(Connection c, String table, Duration lockTimeout) throws SQLException;
 
     /**
      * Deletes up to {@code limit} key-table rows older than {@code before} (their events' partitions are gone);

@@ -50,11 +50,13 @@ public final class Retention implements AutoCloseable {
     private final HikariDataSource pool;
     private final JobLease lease;
     private final PollLoop loop;
-    private volatile Status status = new Status(null, null, 0, Map.of(), null, null);
+    private final PartitionSweep partitions;
+    private volatile Status status = new Status(null, null, 0, Map.of(), null, null, null);
 
     /** Settings as {@link Builder#build()} validated them. */
     record Config(int batchSize, long maxRowsPerRun, Duration maxRunTime, Duration lockTimeout,
-                  Duration statementTimeout, Duration interval, String instanceId, Double dutyCycle) {
+                  Duration statementTimeout, Duration interval, String instanceId, Double dutyCycle,
+                  Duration partitionsAhead) {
 
         /** The duty cycle of {@code strategy}'s tables: the one set, else that strategy's default. */
         double dutyCycle(RetentionPolicy.Strategy strategy) {
@@ -88,8 +90,12 @@ public final class Retention implements AutoCloseable {
         this.settings = settings;
         this.policy = policy;
         this.config = config;
+        PartitionOps ops = policy.strategy(RetentionTable.OUTBOX) == RetentionPolicy.Strategy.PARTITIONS
+                ? PartitionOps.of(settings.dialect()) : null;
+        this.partitions = ops == null ? null : new PartitionSweep(settings.dialect(), ops, settings.tables(),
+                policy.rules(RetentionTable.OUTBOX));
         for (RetentionTable t : RetentionTable.values()) {
-            if (!policy.rules(t).isEmpty()) {
+            if (!policy.rules(t).isEmpty() && !(t == RetentionTable.OUTBOX && partitions != null)) {
                 sweeps.add(new Sweep(settings.dialect(), settings.tables(), t, policy.rules(t),
                         (int) Math.max(1, config.statementTimeout().toSeconds())));
             }
@@ -152,12 +158,13 @@ public final class Retention implements AutoCloseable {
                 byTable.putAll(status.removedByTable());
                 report.tables().forEach(t -> byTable.merge(t.table(), t.removed(), Long::sum));
                 status = new Status(report, report.started().plus(report.elapsed()), status.totalRemoved() + report.removed(),
-                        Map.copyOf(byTable), status.lastFailure(), status.lastFailureTime());
+                        Map.copyOf(byTable), status.lastFailure(), status.lastFailureTime(),
+                        partitions == null ? null : lastRunway);
             }
             return report;
         } catch (RuntimeException | Error e) {
             status = new Status(status.lastReport(), status.lastSuccess(), status.totalRemoved(), status.removedByTable(),
-                    String.valueOf(e.getMessage()), settings.now());
+                    String.valueOf(e.getMessage()), settings.now(), status.partitionRunway());
             throw e;
         }
     }
@@ -171,9 +178,12 @@ public final class Retention implements AutoCloseable {
      * @param removedByTable  the same per table (tables with rules only)
      * @param lastFailure     the last run's error that ended it, or null
      * @param lastFailureTime when, or null
+     * @param partitionRunway with the partitions strategy, how far ahead of the database's clock the outbox's
+     *                        partitions reached after the last run (a write past it would fail), else null
      */
     public record Status(RetentionReport lastReport, Instant lastSuccess, long totalRemoved,
-                         Map<RetentionTable, Long> removedByTable, String lastFailure, Instant lastFailureTime) {
+                         Map<RetentionTable, Long> removedByTable, String lastFailure, Instant lastFailureTime,
+                         Duration partitionRunway) {
     }
 
     /** What this instance's runs did so far. */
@@ -189,6 +199,35 @@ public final class Retention implements AutoCloseable {
         long renewed = t0;
         long renewEvery = config.leaseTtl().toNanos() / 3;
         List<RetentionReport.TableRun> runs = new ArrayList<>();
+        if (partitions != null) {
+            long runDeadline = deadline;
+            long[] renewedAt = {renewed};
+            boolean[] lost = {false};
+            PartitionSweep.Result r = partitions.run(pool, config.lockTimeout(), config.partitionsAhead(),
+                    config.batchSize(), budget, () -> {
+                        if (loop.closing() || System.nanoTime() - runDeadline > 0 || lost[0]) {
+                            return false;
+                        }
+                        if (System.nanoTime() - renewedAt[0] > renewEvery) {
+                            if (!lease.renew()) {
+                                log.warn("Retention {}: lost the retention lease mid-run; stopping", config.instanceId());
+                                lost[0] = true;
+                                return false;
+                            }
+                            renewedAt[0] = System.nanoTime();
+                        }
+                        return true;
+                    }, settings.now());
+            lastRunway = r.runway();
+            budget -= r.removed();
+            renewed = renewedAt[0];
+            RetentionReport.Stop stop = lost[0] ? RetentionReport.Stop.LEASE_LOST : r.stop();
+            runs.add(new RetentionReport.TableRun(RetentionTable.OUTBOX, RetentionPolicy.Strategy.PARTITIONS, r.removed(),
+                    0, 0, r.partitions(), stop));
+            if (stop == RetentionReport.Stop.LEASE_LOST) {
+                return new RetentionReport(started, Duration.ofNanos(System.nanoTime() - t0), runs, null);
+            }
+        }
         for (Sweep sweep : sweeps) {
             RetentionTable table = sweep.table();
             RetentionPolicy.Strategy strategy = policy.strategy(table);
@@ -247,7 +286,7 @@ public final class Retention implements AutoCloseable {
             } else {
                 cursors.put(table, after);
             }
-            runs.add(new RetentionReport.TableRun(table, strategy, removed, batches, windows, stop));
+            runs.add(new RetentionReport.TableRun(table, strategy, removed, batches, windows, 0, stop));
             if (removed > 0) {
                 log.info("Retention: {} {} rows of {} ({} batches, {})", strategy == RetentionPolicy.Strategy.ARCHIVE
                         ? "archived" : "deleted", removed, table.table(settings.tables()), batches, stop);
@@ -255,6 +294,9 @@ public final class Retention implements AutoCloseable {
         }
         return new RetentionReport(started, Duration.ofNanos(System.nanoTime() - t0), runs, null);
     }
+
+    /** The runway the last partition run left (written and read by runs only, which are serialized). */
+    private Duration lastRunway;
 
     /** One window of a run, read and cleared in one transaction: the window, and the rows removed from it. */
     private record Step(Sweep.Window window, int removed) {
@@ -286,6 +328,8 @@ public final class Retention implements AutoCloseable {
      */
     public synchronized RetentionPlan plan() {
         List<RetentionPlan.Entry> entries = new ArrayList<>();
+        List<RetentionPlan.Partition> due = partitions == null ? List.of()
+                : partitions.due(pool);
         for (Sweep sweep : sweeps) {
             RetentionTable table = sweep.table();
             Instant now = settings.now();
@@ -320,7 +364,7 @@ public final class Retention implements AutoCloseable {
                 }
             }
         }
-        return new RetentionPlan(entries);
+        return new RetentionPlan(entries, due);
     }
 
     /** The table's bytes per row as the catalog estimates them, or -1 without an estimate. */
@@ -409,6 +453,8 @@ public final class Retention implements AutoCloseable {
         public static final double DEFAULT_ARCHIVE_DUTY_CYCLE = 0.25;
         /** Default time between scheduled runs. */
         public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(10);
+        /** Default runway of a partitioned outbox: partitions are created a week ahead. */
+        public static final Duration DEFAULT_PARTITIONS_AHEAD = Duration.ofDays(7);
         /** Default rows one run removes at most. */
         public static final long DEFAULT_MAX_ROWS_PER_RUN = 1_000_000;
 
@@ -422,6 +468,7 @@ public final class Retention implements AutoCloseable {
         private Duration interval = DEFAULT_INTERVAL;
         private String instanceId = defaultInstanceId();
         private Double dutyCycle;
+        private Duration partitionsAhead = DEFAULT_PARTITIONS_AHEAD;
 
         Builder(Settings settings, RetentionPolicy policy) {
             this.settings = settings;
@@ -476,6 +523,16 @@ public final class Retention implements AutoCloseable {
             return this;
         }
 
+        /**
+         * With the partitions strategy: how far ahead of the database's clock each run creates the outbox's
+         * partitions (1 h..366 d; default 7 days). A write with no partition for its time fails, so this is the
+         * time retention may be down before writes fail; the runway is reported in {@link Status}.
+         */
+        public Builder partitionsAhead(Duration partitionsAhead) {
+            this.partitionsAhead = duration("partitionsAhead", partitionsAhead, Duration.ofHours(1), Duration.ofDays(366));
+            return this;
+        }
+
         /** Time between scheduled runs ({@link #start()}; 1 s..24 h; default 10 min). */
         public Builder interval(Duration interval) {
             this.interval = duration("interval", interval, Duration.ofSeconds(1), Duration.ofHours(24));
@@ -512,9 +569,14 @@ public final class Retention implements AutoCloseable {
 
         /** The retention, with its own two-connection pool; close it when done. */
         public Retention build() {
+            if (policy.strategy(RetentionTable.OUTBOX) == RetentionPolicy.Strategy.PARTITIONS
+                    && PartitionOps.of(settings.dialect()) == null) {
+                throw new ValidationException("outbox.strategy", settings.dialect().name()
+                        + " has no time partitions: use the delete or archive strategy there");
+            }
             return new Retention(settings, policy,
                     new Config(batchSize, maxRowsPerRun, maxRunTime, lockTimeout, statementTimeout, interval, instanceId,
-                            dutyCycle));
+                            dutyCycle, partitionsAhead));
         }
     }
 }

@@ -5,9 +5,19 @@ import java.util.List;
 /**
  * What a retention run would remove now, found without removing anything ({@link Retention#plan()}).
  *
- * @param entries per table and status with rows to remove, in policy order
+ * @param entries    per table and status with rows to remove, in policy order (a partitioned outbox's rows are
+ *                   in {@code partitions})
+ * @param partitions the outbox partitions a run would drop, oldest first (the partitions strategy only)
  */
-public record RetentionPlan(List<Entry> entries) {
+public record RetentionPlan(List<Entry> entries, List<Partition> partitions) {
+
+    /**
+     * A partition a run would drop, with what the catalog estimates it holds; the rows in it that must stay
+     * (unfinished, or kept by the policy) are moved out first and are not removed.
+     */
+    public record Partition(String name, java.time.Instant from, java.time.Instant to, long estimatedRows,
+                            long estimatedBytes) {
+    }
 
     /**
      * Rows of {@code table} in {@code status} ({@code ANY} for the consume log) a run would remove.
@@ -22,11 +32,13 @@ public record RetentionPlan(List<Entry> entries) {
 
     public RetentionPlan {
         entries = List.copyOf(entries);
+        partitions = List.copyOf(partitions);
     }
 
-    /** Rows a run would remove from every table. */
+    /** Rows a run would remove from every table (partitions by the catalog's estimate). */
     public long rows() {
-        return entries.stream().mapToLong(Entry::rows).sum();
+        return entries.stream().mapToLong(Entry::rows).sum()
+                + partitions.stream().mapToLong(p -> Math.max(0, p.estimatedRows())).sum();
     }
 
     /** Rows a run would remove from {@code table} in {@code status} (0 when none). */

@@ -40,7 +40,13 @@ public final class RetentionPolicy {
         /** Deleted in bounded batches. */
         DELETE,
         /** Moved to the {@code *_archive} twin in bounded batches, each row in exactly one table at every moment. */
-        ARCHIVE
+        ARCHIVE,
+        /**
+         * The outbox only, in its time-partitioned variant ({@link OutboxPartitions}): a partition whose whole
+         * range is older than the PUBLISHED retention is dropped at once, after every row in it that must stay
+         * was moved out; the other statuses' rules are applied to those rows one by one.
+         */
+        PARTITIONS
     }
 
     /** The longest retention accepted: 10 years. */
@@ -75,7 +81,7 @@ public final class RetentionPolicy {
         return out;
     }
 
-    /** How {@code table}'s rows are removed (DELETE unless {@link Builder#archive} named it). */
+    /** How {@code table}'s rows are removed (DELETE unless {@link Builder#archive} or {@link Builder#partitions} named it). */
     public Strategy strategy(RetentionTable table) {
         return strategies.getOrDefault(table, Strategy.DELETE);
     }
@@ -130,6 +136,21 @@ public final class RetentionPolicy {
             return this;
         }
 
+        /**
+         * Removes {@code table}'s rows by dropping whole time partitions ({@link Strategy#PARTITIONS}): the
+         * outbox only (the consume and compensation logs are keyed by what they guard, a key a partitioned table
+         * cannot keep unique), in its partitioned variant, with a PUBLISHED rule.
+         */
+        public Builder partitions(RetentionTable table) {
+            Objects.requireNonNull(table, "table");
+            if (table != RetentionTable.OUTBOX) {
+                throw new ValidationException(table.field() + ".strategy", "time partitions are for the outbox only; "
+                        + table.field() + " is removed by batched delete or archive");
+            }
+            strategies.put(table, Strategy.PARTITIONS);
+            return this;
+        }
+
         private Builder rule(RetentionTable table, String status, Duration keep) {
             String field = table.field() + (status == null ? ".window" : "." + status);
             if (status != null && !table.removableStatuses().contains(status)) {
@@ -149,6 +170,11 @@ public final class RetentionPolicy {
 
         /** The policy; an empty one removes nothing. */
         public RetentionPolicy build() {
+            if (strategies.get(RetentionTable.OUTBOX) == Strategy.PARTITIONS
+                    && !rules.containsKey(RetentionTable.OUTBOX.field() + "." + OutboxStatus.PUBLISHED.name())) {
+                throw new ValidationException("outbox.PUBLISHED", "the partitions strategy drops a partition once its"
+                        + " whole range is older than the PUBLISHED retention: set outbox(PUBLISHED, keep)");
+            }
             return new RetentionPolicy(new ArrayList<>(rules.values()), strategies);
         }
     }

@@ -23,18 +23,25 @@ public record RetentionReport(Instant started, Duration elapsed, List<TableRun> 
         /** The run's time budget was spent; the next run resumes where this one stopped. */
         TIME,
         /** The retention lease was lost mid-run (this instance stalled past it): another instance goes on. */
-        LEASE_LOST
+        LEASE_LOST,
+        /**
+         * A due partition could not be dropped now: a row it must keep was locked by another transaction, or the
+         * table's lock was not granted within the lock timeout. The next run tries again.
+         */
+        LOCKED
     }
 
     /**
      * One table's part of a run.
      *
-     * @param removed rows removed (deleted, or moved to the archive when {@code strategy} is ARCHIVE)
-     * @param batches transactions that removed at least one row
-     * @param windows primary-key windows read
+     * @param removed    rows removed (deleted, or moved to the archive when {@code strategy} is ARCHIVE; with
+     *                   PARTITIONS the catalog's estimate of the dropped partitions' rows)
+     * @param batches    transactions that removed at least one row (PARTITIONS: 0)
+     * @param windows    primary-key windows read (PARTITIONS: 0)
+     * @param partitions partitions dropped (0 unless PARTITIONS)
      */
     public record TableRun(RetentionTable table, RetentionPolicy.Strategy strategy, long removed, int batches,
-                           int windows, Stop stop) {
+                           int windows, int partitions, Stop stop) {
     }
 
     public RetentionReport {

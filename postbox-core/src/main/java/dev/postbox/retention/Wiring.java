@@ -7,6 +7,7 @@ final class Wiring {
 
     static {
         Features.provide(Retention.Builder.class, RetentionPolicy.class, Retention.Builder::new);
+        Features.provide(OutboxPartitions.class, Void.class, (settings, none) -> new OutboxPartitions(settings));
     }
 
     private Wiring() {
