@@ -29,16 +29,27 @@ final class History {
 
     /** The same, every row's times {@code ageDays} days in the past (retention's history is older than its cutoff). */
     static void insert(BenchContext ctx, int rows, int aggregates, int ageDays) {
+        insert(ctx, rows, aggregates, ageDays, false);
+    }
+
+    /**
+     * The same; {@code partitioned}: the outbox is the time-partitioned variant, and each row's partition_time is
+     * its create_time (the rows land in the partition of {@code ageDays} ago, as if written then).
+     */
+    static void insert(BenchContext ctx, int rows, int aggregates, int ageDays, boolean partitioned) {
         if (rows == 0) {
             return;
         }
         long started = System.nanoTime();
         for (long from = 1; from <= rows; from += CHUNK) {
             long to = Math.min(rows, from + CHUNK - 1);
-            ctx.db.execute("INSERT INTO " + ctx.outbox() + " (" + COLUMNS + ") " + select(ctx.db.kind(), from, to, aggregates, ageDays));
+            String select = select(ctx.db.kind(), from, to, aggregates, ageDays);
+            ctx.db.execute("INSERT INTO " + ctx.outbox() + " (" + COLUMNS + (partitioned ? ", partition_time" : "") + ") "
+                    + (partitioned ? select.replace(", t, t, t, t FROM", ", t, t, t, t, t FROM") : select));
         }
         double s = (System.nanoTime() - started) / 1e9;
-        Fmt.line("HISTORY published_rows=" + rows + " age_days=" + ageDays + " seconds=" + Fmt.two(s));
+        Fmt.line("HISTORY published_rows=" + rows + " age_days=" + ageDays + " partitioned=" + partitioned + " seconds="
+                + Fmt.two(s));
     }
 
     /** The INSERT's SELECT on {@code kind}; package-private for the test that checks the payload it builds. */

@@ -102,12 +102,14 @@ final class RetentionBench implements Scenario {
         }
         throw new UsageException("option --duty-cycle must be default or a number between 0.05 and 1 (was '" + v + "')");
     }
-    /** {@code --strategy}: delete or archive. */
+    /** {@code --strategy}: delete, archive or partitions (the outbox converted to daily partitions first). */
     static RetentionPolicy.Strategy strategy(Options o) {
         return switch (o.string("strategy")) {
             case "delete" -> RetentionPolicy.Strategy.DELETE;
             case "archive" -> RetentionPolicy.Strategy.ARCHIVE;
-            default -> throw new UsageException("option --strategy must be delete or archive (was '" + o.string("strategy") + "')");
+            case "partitions" -> RetentionPolicy.Strategy.PARTITIONS;
+            default -> throw new UsageException("option --strategy must be delete, archive or partitions (was '"
+                    + o.string("strategy") + "')");
         };
     }
 
@@ -163,6 +165,8 @@ final class RetentionBench implements Scenario {
         private final AtomicLong failures = new AtomicLong();
         private final long startNanos = System.nanoTime();
         private volatile long lastRemovalEnd = startNanos;
+        private final AtomicLong partitions = new AtomicLong();
+        private volatile long longestDropNanos;
         private volatile long finishedAt = -1;
         private volatile boolean stop;
 
@@ -177,6 +181,11 @@ final class RetentionBench implements Scenario {
                 try {
                     RetentionReport r = retention.runOnce();
                     runs.incrementAndGet();
+                    RetentionReport.TableRun outbox = r.table(RetentionTable.OUTBOX);
+                    if (outbox != null && outbox.partitions() > 0) {
+                        partitions.addAndGet(outbox.partitions());
+                        longestDropNanos = Math.max(longestDropNanos, outbox.longestDrop().toNanos());
+                    }
                     if (r.removed() > 0) {
                         removed.addAndGet(r.removed());
                         lastRemovalEnd = System.nanoTime();
@@ -216,7 +225,8 @@ final class RetentionBench implements Scenario {
             return "CLEANUP removed=" + removed.get() + " rows_per_s=" + (s > 0 ? Fmt.rate(removed.get() / s) : "n/a")
                     + " removing_seconds=" + Fmt.two(s)
                     + " history_done_at_s=" + (finishedAt < 0 ? "never" : Fmt.two((finishedAt - startNanos) / 1e9))
-                    + " runs=" + runs.get() + " failed_runs=" + failures.get();
+                    + " runs=" + runs.get() + " failed_runs=" + failures.get() + " partitions_dropped=" + partitions.get()
+                    + " longest_drop_ms=" + Fmt.two(longestDropNanos / 1e6);
         }
     }
 
@@ -268,7 +278,15 @@ final class RetentionBench implements Scenario {
         String outbox = ctx.outbox();
         String archive = outbox + "_archive";
 
-        History.insert(ctx, history, o.positiveInt("aggregates"), HISTORY_AGE_DAYS);
+        boolean partitioned = strategy == RetentionPolicy.Strategy.PARTITIONS;
+        if (partitioned) {
+            long t0 = System.nanoTime();
+            ctx.postbox.outboxPartitions().convert(Duration.ofDays(1), Duration.ofDays(KEEP_DAYS),
+                    java.time.Instant.now().minus(Duration.ofDays(HISTORY_AGE_DAYS + 1)));
+            Fmt.line("PARTITIONS converted the outbox: " + ctx.postbox.outboxPartitions().list().size()
+                    + " daily partitions, seconds=" + Fmt.two((System.nanoTime() - t0) / 1e9));
+        }
+        History.insert(ctx, history, o.positiveInt("aggregates"), HISTORY_AGE_DAYS, partitioned);
         long analyzeStart = System.nanoTime();
         ctx.db.analyze(outbox);
         Fmt.line("ANALYZE " + outbox + " seconds=" + Fmt.two((System.nanoTime() - analyzeStart) / 1e9)
@@ -277,6 +295,8 @@ final class RetentionBench implements Scenario {
         RetentionPolicy.Builder pb = RetentionPolicy.builder().outbox(OutboxStatus.PUBLISHED, Duration.ofDays(KEEP_DAYS));
         if (strategy == RetentionPolicy.Strategy.ARCHIVE) {
             pb.archive(RetentionTable.OUTBOX);
+        } else if (partitioned) {
+            pb.partitions(RetentionTable.OUTBOX);
         }
         RetentionPolicy policy = pb.build();
         int batch = o.positiveInt("batch");
@@ -318,9 +338,15 @@ final class RetentionBench implements Scenario {
                 + " live_archived=" + liveArchived + " history_removed_db=" + removedInDb + " history_removed_reported="
                 + cleaner.removed.get() + " history_left=" + historyLeft + " archive_rows=" + archiveRows
                 + " history_archived=" + historyArchived + " other_rows=" + otherRows);
+        long keysLeft = partitioned ? ctx.db.queryLong("SELECT COUNT(*) FROM " + outbox + "_key WHERE event_no LIKE 'H-%'") : 0;
+        if (partitioned) {
+            Fmt.line("VERIFY partitions: history keys left=" + keysLeft + " (the runs' row count is the catalog's estimate: "
+                    + cleaner.removed.get() + ")");
+        }
         boolean ok = warmup.clean() && baseline.clean() && cleanup.clean()
                 && liveRows == produced && livePublishedYoung == produced && liveArchived == 0
-                && removedInDb == cleaner.removed.get() && historyArchived == expectedArchived
+                && (partitioned ? removedInDb == history : removedInDb == cleaner.removed.get())
+                && historyArchived == expectedArchived
                 && archiveRows == expectedArchived && otherRows == 0;
         if (!ok) {
             Fmt.line("FAILED a verification failed: warmup_clean=" + warmup.clean() + " baseline_clean=" + baseline.clean() + " cleanup_clean=" + cleanup.clean()
@@ -331,7 +357,7 @@ final class RetentionBench implements Scenario {
         }
 
         double removingSeconds = cleaner.removingSeconds();
-        long removed = cleaner.removed.get();
+        long removed = partitioned ? removedInDb : cleaner.removed.get();
         String result = "RESULT scenario=retention db=" + kind + " strategy=" + o.string("strategy")
                 + " duty_cycle=" + dutyCycle(o, strategy)
                 + " history=" + history + " removed=" + removed
@@ -341,6 +367,8 @@ final class RetentionBench implements Scenario {
                 + " drain_eps_baseline=" + Fmt.rate(baseline.deliveredEps())
                 + " drain_eps_cleanup=" + Fmt.rate(cleanup.deliveredEps())
                 + " drain_ratio=" + Fmt.two(cleanup.deliveredEps() / baseline.deliveredEps())
+                + (partitioned ? " partitions_dropped=" + cleaner.partitions.get() + " longest_drop_ms="
+                        + Fmt.two(cleaner.longestDropNanos / 1e6) + " history_keys_left=" + keysLeft : "")
                 + " cpu_ms_per_1k=" + CpuClock.per1k(cleanup.cpuNanos(), cleanup.stats().produced());
         return new Outcome(result, ok);
     }

@@ -147,9 +147,12 @@ final class PostgresDialect implements Dialect {
      */
     @Override
     public String tableSizeSql() {
-        return "SELECT SUM(pg_total_relation_size(c.oid)), SUM(CASE WHEN c.relkind = 'p' THEN 0"
+        // pg_partition_tree lists nothing for a table that is not partitioned: the table itself is added
+        return "WITH r AS (SELECT to_regclass(?) AS oid)"
+                + " SELECT SUM(pg_total_relation_size(c.oid)), SUM(CASE WHEN c.relkind = 'p' THEN 0"
                 + " ELSE GREATEST(c.reltuples::bigint, COALESCE(s.n_live_tup, 0)) END)"
-                + " FROM pg_partition_tree(to_regclass(?)) t JOIN pg_class c ON c.oid = t.relid"
-                + " LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid HAVING count(*) > 0";
+                + " FROM r, pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid"
+                + " WHERE c.oid = r.oid OR c.oid IN (SELECT relid FROM pg_partition_tree(r.oid))"
+                + " HAVING count(*) > 0";
     }
 }

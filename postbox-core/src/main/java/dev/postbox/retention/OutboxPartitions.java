@@ -37,6 +37,9 @@ import java.util.List;
  */
 public final class OutboxPartitions {
 
+    /** The most partitions a conversion creates (catalog and planning costs grow with their number). */
+    public static final int MAX_PARTITIONS = 1000;
+
     /** Default width of a partition. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofDays(1);
 
@@ -72,6 +75,15 @@ public final class OutboxPartitions {
      *                             argument is out of range (nothing is changed)
      */
     public void convert(Duration interval, Duration ahead) {
+        convert(interval, ahead, null);
+    }
+
+    /**
+     * {@link #convert(Duration, Duration)} with the first partition starting at the partition boundary at or
+     * before {@code from} (at most 3650 days back), for rows to be loaded with their original insert times
+     * (moving an outbox's history over, benchmarks). Null: the current partition.
+     */
+    public void convert(Duration interval, Duration ahead, Instant from) {
         if (ops == null) {
             throw new ValidationException("outbox.strategy", settings.dialect().name() + " has no time partitions");
         }
@@ -89,10 +101,20 @@ public final class OutboxPartitions {
                 return;
             }
             Instant now = sweep.databaseNow(c);
+            Instant first = from == null ? now : from;
+            if (first.isAfter(now) || first.isBefore(now.minus(RetentionPolicy.MAX_KEEP))) {
+                throw new ValidationException("from", "must be between " + RetentionPolicy.MAX_KEEP + " before the"
+                        + " database's clock and it (was " + from + ")");
+            }
             long width = interval.toSeconds();
-            long start = width % 86_400 == 0 ? now.getEpochSecond() / 86_400 * 86_400 : now.getEpochSecond() / width * width;
+            long start = width % 86_400 == 0 ? first.getEpochSecond() / 86_400 * 86_400 : first.getEpochSecond() / width * width;
+            long count = (now.plus(ahead).getEpochSecond() - start + width - 1) / width;
+            if (count > MAX_PARTITIONS) {
+                throw new ValidationException("ahead", "with partitions of " + interval + " from " + Instant.ofEpochSecond(start)
+                        + " this makes " + count + " partitions; at most " + MAX_PARTITIONS);
+            }
             List<PartitionOps.Range> ranges = PartitionSweep.following(table, Instant.ofEpochSecond(start), interval,
-                    now.plus(ahead), PartitionSweep.MAX_CREATED_PER_RUN);
+                    now.plus(ahead), MAX_PARTITIONS);
             try {
                 ops.convert(c, settings.tables(), ranges);
                 dev.postbox.internal.IdempotentInsert.tablesChanged();

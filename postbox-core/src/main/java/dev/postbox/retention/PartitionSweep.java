@@ -50,7 +50,7 @@ final class PartitionSweep {
     static final int MAX_CREATED_PER_RUN = 400;
 
     /** What a run did: rows (catalog estimate) and partitions dropped, why it stopped, the runway after it. */
-    record Result(long removed, int partitions, RetentionReport.Stop stop, Duration runway) {
+    record Result(long removed, int partitions, RetentionReport.Stop stop, Duration runway, Duration longestDrop) {
     }
 
     private final Dialect dialect;
@@ -111,10 +111,11 @@ final class PartitionSweep {
      * partitions count against it) while {@code go} says so; {@code postboxNow} ages CANCELLED and DEAD rows.
      */
     Result run(DataSource pool, Duration lockTimeout, Duration ahead, int batchSize, long budget, BooleanSupplier go,
-               Instant postboxNow) {
+               java.util.function.LongConsumer pause, Instant postboxNow) {
         String what = "retention of the partitions of " + table;
         long removed = 0;
         int dropped = 0;
+        long longestDrop = 0;
         RetentionReport.Stop stop = RetentionReport.Stop.COMPLETE;
         // 1. what an earlier run left half done (a detach that timed out waiting, a process that died)
         for (int i = 0; i < 16; i++) {
@@ -125,7 +126,7 @@ final class PartitionSweep {
                 if (lockNotAvailable(e)) {
                     log.info("Retention: {} was busy; the detach an earlier run began waits for the next run ({})", table,
                             e.getMessage());
-                    return new Result(0, 0, RetentionReport.Stop.LOCKED, extend(pool, lockTimeout, ahead));
+                    return new Result(0, 0, RetentionReport.Stop.LOCKED, extend(pool, lockTimeout, ahead), Duration.ZERO);
                 }
                 throw new dev.postbox.common.PostboxSqlException(what + ": finishing a detach", e);
             }
@@ -156,11 +157,12 @@ final class PartitionSweep {
                 break;
             }
             long[] size = tx(pool, what, c -> ops.size(c, table, r));
-            if (!clearStragglers(pool, r, batchSize, postboxNow, go)) {
+            if (!clearStragglers(pool, r, batchSize, postboxNow, go, pause)) {
                 stop = RetentionReport.Stop.LOCKED;
                 break;
             }
             String detached;
+            long dropStart = System.nanoTime();
             try (Connection c = pool.getConnection()) {
                 detached = ops.detach(c, table, r, lockTimeout);
             } catch (SQLException e) {
@@ -172,26 +174,34 @@ final class PartitionSweep {
                 throw new dev.postbox.common.PostboxSqlException(what + ": detaching " + r.name(), e);
             }
             finish(pool, detached, batchSize);
+            long took = System.nanoTime() - dropStart;
+            longestDrop = Math.max(longestDrop, took);
             dropped++;
             long rows = Math.max(0, size[0]);
             removed += rows;
             budget -= rows;
-            log.info("Retention: dropped partition {} of {} ([{}, {}), about {} rows, {} bytes)", r.name(), table,
-                    r.from(), r.to(), rows, size[1]);
+            log.info("Retention: dropped partition {} of {} ([{}, {}), about {} rows, {} bytes) in {} ms", r.name(), table,
+                    r.from(), r.to(), rows, size[1], took / 1_000_000);
         }
-        // 4. the keys of events that left with their partitions
+        // 4. the keys of events that left with their partitions: batched deletes of narrow rows, within the budget
         List<PartitionOps.Range> left = tx(pool, what, c -> ops.partitions(c, table));
         if (!left.isEmpty()) {
             Instant oldest = left.get(0).from();
-            while (go.getAsBoolean()) {
-                int n = tx(pool, what + ": forgetting keys", c -> ops.pruneKeys(c, table, oldest,
-                        batchSize));
-                if (n < batchSize) {
+            while (budget > 0 && go.getAsBoolean()) {
+                long t0 = System.nanoTime();
+                int size = (int) Math.min(batchSize, budget);
+                int n = tx(pool, what + ": forgetting keys", c -> ops.pruneKeys(c, table, oldest, size));
+                budget -= n;
+                if (n < size) {
                     break;
                 }
+                pause.accept(System.nanoTime() - t0);
+            }
+            if (budget <= 0 && stop == RetentionReport.Stop.COMPLETE) {
+                stop = RetentionReport.Stop.BUDGET;
             }
         }
-        return new Result(removed, dropped, stop, runway);
+        return new Result(removed, dropped, stop, runway, Duration.ofNanos(longestDrop));
     }
 
     /** The partitions a run would drop now, with the catalog's estimate of their rows and bytes; changes nothing. */
@@ -240,8 +250,9 @@ final class PartitionSweep {
      * a batch per transaction; false when a row was locked by someone else (the partition waits for a later run).
      */
     private boolean clearStragglers(DataSource pool, PartitionOps.Range r, int batchSize, Instant postboxNow,
-                                    BooleanSupplier go) {
+                                    BooleanSupplier go, java.util.function.LongConsumer pause) {
         while (true) {
+            long t0 = System.nanoTime();
             Integer done;
             try {
                 done = tx(pool, "retention of " + r.name() + ": rows to keep", c -> {
@@ -275,6 +286,7 @@ final class PartitionSweep {
             if (!go.getAsBoolean()) {
                 return false;
             }
+            pause.accept(System.nanoTime() - t0);
         }
     }
 

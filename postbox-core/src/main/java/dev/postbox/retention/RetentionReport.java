@@ -39,9 +39,11 @@ public record RetentionReport(Instant started, Duration elapsed, List<TableRun> 
      * @param batches    transactions that removed at least one row (PARTITIONS: 0)
      * @param windows    primary-key windows read (PARTITIONS: 0)
      * @param partitions partitions dropped (0 unless PARTITIONS)
+     * @param longestDrop the longest time one partition took from its detach to its drop, stragglers not
+     *                    included (PARTITIONS; else zero)
      */
     public record TableRun(RetentionTable table, RetentionPolicy.Strategy strategy, long removed, int batches,
-                           int windows, int partitions, Stop stop) {
+                           int windows, int partitions, Duration longestDrop, Stop stop) {
     }
 
     public RetentionReport {
