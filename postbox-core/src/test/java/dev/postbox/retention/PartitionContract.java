@@ -395,6 +395,28 @@ public abstract class PartitionContract extends DatabaseContract {
         assertThat(postbox.queries().outbox().byEventNo("A-1").orElseThrow().status()).isEqualTo(OutboxStatus.PUBLISHED);
     }
 
+    /** README's example ("Time partitions"), as it is written there. */
+    @Test
+    final void theReadmeExampleRuns() throws Exception {
+        row("P-1", "1", -3, OutboxStatus.PUBLISHED);
+        OutboxPartitions partitions = postbox.outboxPartitions();
+        if (!partitions.partitioned()) {
+            partitions.convert(Duration.ofDays(1), Duration.ofDays(7));   // daily partitions, a week ahead; the outbox must be empty
+        }
+        RetentionPolicy byDay = RetentionPolicy.builder()
+                .outbox(OutboxStatus.PUBLISHED, Duration.ofDays(7))      // required: it decides when a partition is due
+                .outbox(OutboxStatus.DEAD, Duration.ofDays(90))
+                .partitions(RetentionTable.OUTBOX)
+                .build();
+        try (Retention retention = postbox.retention(byDay).partitionsAhead(Duration.ofDays(7)).build()) {
+            RetentionReport report = retention.runOnce();                 // report.table(OUTBOX).partitions(): dropped
+            Duration runway = retention.status().partitionRunway();       // how far ahead the partitions reach
+            assertThat(report.table(RetentionTable.OUTBOX).partitions()).as("nothing is a week old").isZero();
+            assertThat(runway).isBetween(Duration.ofDays(7), Duration.ofDays(8));
+        }
+        assertThat(rows()).containsOnlyKeys("P-1");
+    }
+
     @Test
     final void thePoliciesThatCannotWorkAreRefused() {
         assertThatThrownBy(() -> RetentionPolicy.builder().partitions(RetentionTable.CONSUME_LOG))
