@@ -68,10 +68,7 @@ final class PartitionSweep {
         this.publishedKeep = keep(rules, OutboxStatus.PUBLISHED);
         this.cancelledKeep = keep(rules, OutboxStatus.CANCELLED);
         this.deadKeep = keep(rules, OutboxStatus.DEAD);
-        this.holdsBackSql = """
-                SELECT id FROM %s WHERE aggregate_type = ? AND aggregate_id = ? AND id > ? AND deleted = 0\
-                 AND publish_status IN (%d, %d, %d) LIMIT 1""".formatted(table, OutboxStatus.PENDING.code(),
-                OutboxStatus.PUBLISHING.code(), OutboxStatus.FAILED.code());
+        this.holdsBackSql = Sweep.holdsBackSql(table);
     }
 
     private static Duration keep(List<RetentionPolicy.Rule> rules, OutboxStatus status) {

@@ -75,9 +75,17 @@ final class Sweep {
                 .formatted(status, extra, name, dialect.forceIndex("PRIMARY"), eligible);
         this.countSql = "SELECT id, %s%s FROM %s%s WHERE id > ? AND id <= ? AND %s ORDER BY id"
                 .formatted(status, extra, name, dialect.forceIndex("PRIMARY"), eligible);
-        this.holdsBackSql = """
+        this.holdsBackSql = holdsBackSql(name);
+    }
+
+    /**
+     * The probe for a later unfinished event of a DEAD row's aggregate (parameters: aggregate type, aggregate id,
+     * the DEAD row's id): a row found means the DEAD row holds it back and is kept.
+     */
+    static String holdsBackSql(String outbox) {
+        return """
                 SELECT id FROM %s WHERE aggregate_type = ? AND aggregate_id = ? AND id > ? AND deleted = 0\
-                 AND publish_status IN (%d, %d, %d) LIMIT 1""".formatted(name, OutboxStatus.PENDING.code(),
+                 AND publish_status IN (%d, %d, %d) LIMIT 1""".formatted(outbox, OutboxStatus.PENDING.code(),
                 OutboxStatus.PUBLISHING.code(), OutboxStatus.FAILED.code());
     }
 
