@@ -27,10 +27,12 @@ import java.util.List;
  */
 interface PartitionOps {
 
-    /** The statements for {@code dialect}'s database, or null where Postbox has no partitioned variant (H2). */
+    /** The statements for {@code dialect}'s database, or null where Postbox has no partitioned variant (H2).
+     * "mysql" is MariaDB 10.7+ (CONVERT PARTITION); MySQL 8 has no such statement. */
     static PartitionOps of(dev.postbox.jdbc.Dialect dialect) {
         return switch (dialect.name()) {
             case "postgresql" -> new PostgresPartitions(dialect);
+            case "mysql" -> new MySqlPartitions(dialect);
             default -> null;
         };
     }

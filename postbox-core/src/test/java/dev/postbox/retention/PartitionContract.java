@@ -170,8 +170,8 @@ public abstract class PartitionContract extends DatabaseContract {
         // ids continue above every id the outbox and its archive ever had
         exec("DELETE FROM " + plain.tables().outbox());
         exec("INSERT INTO " + plain.tables().outboxArchive() + " (id, event_no, aggregate_type, aggregate_id, event_type,"
-                + " event_source, publish_channel, event_payload, archived_time) VALUES (5000, 'A-1', 'ORDER', '1',"
-                + " 'ORDER_CHANGED', 's', 'MQ', '{}', CURRENT_TIMESTAMP)");
+                + " event_source, publish_channel, event_payload, create_time, update_time, archived_time) VALUES (5000, 'A-1',"
+                + " 'ORDER', '1', 'ORDER_CHANGED', 's', 'MQ', '{}', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)");
         assertThatThrownBy(() -> plain.outboxPartitions().convert(Duration.ofMinutes(90), Duration.ofDays(3)))
                 .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("interval"));
         plain.outboxPartitions().convert(DAY, Duration.ofDays(3));
@@ -291,6 +291,11 @@ public abstract class PartitionContract extends DatabaseContract {
         assertThat(partitionNames()).hasSize(DAYS_BEFORE + DAYS_AFTER + 1 - 3).first().asString().endsWith(
                 PartitionSweep.partitionName("", today.minus(DAY), DAY));
         assertThat(keys()).isEqualTo(7);
+    }
+
+    /** Refreshes the catalog's statistics of {@code table}. */
+    protected void analyze(String table) throws SQLException {
+        exec("ANALYZE " + table);
     }
 
     /** SQL that locks the row of event_no {@code ?} through partition {@code partition} only, as a claim in flight does. */
@@ -441,7 +446,7 @@ public abstract class PartitionContract extends DatabaseContract {
             assertThat(list.get(i).from()).as("contiguous").isEqualTo(list.get(i - 1).to());
         }
         row("P-1", "1", -1, OutboxStatus.PUBLISHED);
-        exec("ANALYZE " + postbox.tables().outbox());
+        analyze(postbox.tables().outbox());
         try (Retention retention = retention(publishedAfterADay())) {
             assertThat(retention.size(RetentionTable.OUTBOX).rows()).as("summed over the partitions").isEqualTo(1);
         }

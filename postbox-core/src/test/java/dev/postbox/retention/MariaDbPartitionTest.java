@@ -1,0 +1,93 @@
+package dev.postbox.retention;
+
+import dev.postbox.outbox.OutboxStatus;
+import dev.postbox.testing.TestDatabase;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MariaDbPartitionTest extends PartitionContract {
+    @Override
+    protected TestDatabase newDatabase() {
+        return TestDatabase.mariadb(null);
+    }
+
+    /** The outbox is empty here: it is partitioned anew, which on an empty table only rewrites the catalog. */
+    @Override
+    protected void resetPartitions(Connection c, String table, List<PartitionOps.Range> ranges) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            for (String left; (left = ops.pendingDetach(c, table, Duration.ofSeconds(5))) != null; ) {
+                st.execute("DROP TABLE " + left);
+            }
+            StringBuilder clauses = new StringBuilder();
+            for (PartitionOps.Range r : ranges) {
+                clauses.append(clauses.isEmpty() ? "" : ", ").append(MySqlPartitions.partitionClause(r));
+            }
+            st.execute("ALTER TABLE " + table + " PARTITION BY RANGE COLUMNS (partition_time) (" + clauses + ")");
+        }
+        assertThat(ops.partitions(c, table)).containsExactlyElementsOf(ranges);
+    }
+
+    @Override
+    protected void place(Connection c, String eventNo, Instant partitionTime, OutboxStatus status, Instant at)
+            throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("SET " + MySqlPartitions.MOVE_VARIABLE + " = 1");
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE " + postbox.tables().outbox() + " SET partition_time = ?,"
+                + " publish_status = ?, create_time = ?, update_time = ? WHERE event_no = ?")) {
+            postbox.dialect().bindTime(ps, 1, partitionTime);
+            ps.setInt(2, status.code());
+            postbox.dialect().bindTime(ps, 3, at);
+            postbox.dialect().bindTime(ps, 4, at);
+            ps.setString(5, eventNo);
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        } finally {
+            try (Statement st = c.createStatement()) {
+                st.execute("SET " + MySqlPartitions.MOVE_VARIABLE + " = NULL");
+            }
+        }
+    }
+
+    @Override
+    protected String plainPartitionUpdate(String table) {
+        return "UPDATE " + table + " SET partition_time = partition_time - INTERVAL 1 DAY WHERE event_no = ?";
+    }
+
+    @Override
+    protected String lockThroughPartitionSql(String table, String partition) {
+        return "SELECT id FROM " + table + " PARTITION (" + partition + ") WHERE event_no = ? FOR UPDATE";
+    }
+
+    @Override
+    protected void analyze(String table) throws SQLException {
+        exec("ANALYZE TABLE " + table);
+    }
+
+    @Override
+    protected List<String> indexColumns(String table) throws SQLException {
+        Map<String, List<String>> byIndex = new LinkedHashMap<>();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT INDEX_NAME, COLUMN_NAME"
+                + " FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"
+                + " AND INDEX_NAME <> 'PRIMARY' ORDER BY INDEX_NAME, SEQ_IN_INDEX")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    byIndex.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                }
+            }
+        }
+        return byIndex.values().stream().map(columns -> "(" + String.join(", ", columns) + ")").toList();
+    }
+}
