@@ -115,7 +115,7 @@ final class MySqlPartitions implements PartitionOps {
             for (Range r : ranges) {
                 partitions.append(partitions.isEmpty() ? "" : ", ").append(partitionClause(r));
             }
-            st.execute("ALTER TABLE " + building + " DROP KEY uk_event_no,"
+            st.execute("ALTER TABLE " + building + " DROP KEY uk_event_no," + idSuffixed(c, building)
                     + " ADD COLUMN partition_time DATETIME(3) NOT NULL DEFAULT UTC_TIMESTAMP(3) COMMENT "
                     + literal("when the row was inserted (database clock, UTC): the range key; changed only by retention,"
                     + " which moves unfinished rows out of a partition before dropping it")
@@ -143,6 +143,34 @@ final class MySqlPartitions implements PartitionOps {
         } finally {
             c.setAutoCommit(autoCommit);
         }
+    }
+
+    /**
+     * The clauses that write out the id InnoDB appends to every secondary index of a plain table: the partition
+     * handler does not know that suffix, so without it {@code ORDER BY status, id} through {@code idx_status_id}
+     * (the relay's claim) becomes a sort of every pending row instead of an ordered read of the first ones.
+     */
+    private static String idSuffixed(Connection c, String table) throws SQLException {
+        java.util.Map<String, List<String>> indexes = new java.util.LinkedHashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT INDEX_NAME, COLUMN_NAME, SUB_PART FROM"
+                + " information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 1"
+                + " AND INDEX_TYPE = 'BTREE' ORDER BY INDEX_NAME, SEQ_IN_INDEX")) {
+            ps.setString(1, table);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String column = rs.getString(2) + (rs.getObject(3) == null ? "" : "(" + rs.getLong(3) + ")");
+                    indexes.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(column);
+                }
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        indexes.forEach((name, columns) -> {
+            if (!columns.contains("id")) {
+                out.append(" DROP KEY ").append(name).append(", ADD KEY ").append(name).append(" (")
+                        .append(String.join(", ", columns)).append(", id),");
+            }
+        });
+        return out.toString();
     }
 
     /** The key trigger: a new event_no is recorded, a known one fails the insert (1062 on uk_event_no). */
