@@ -71,7 +71,7 @@ class RetentionAutoConfigurationTest {
             assertThat(context).hasNotFailed().doesNotHaveBean(Retention.class).doesNotHaveBean(RetentionLifecycle.class);
             assertThat(retentionDetails(context)).containsEntry("enabled", false).hasSize(1);
             SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
-            assertThat(registry.find("postbox.retention.removed").meters()).isEmpty();
+            assertThat(registry.find("postbox.retention.deleted").meters()).isEmpty();
             assertThat(registry.find("postbox.table.rows").meters()).isEmpty();
         });
         enabled().withPropertyValues("postbox.enabled=false", "postbox.retention.outbox.published=7d")
@@ -162,11 +162,11 @@ class RetentionAutoConfigurationTest {
                         return postbox.queries().outbox().byEventNo("E-1").isEmpty();
                     }, retention::status);
 
-                    FunctionCounter removed = registry.find("postbox.retention.removed").tag("table", "outbox")
+                    FunctionCounter removed = registry.find("postbox.retention.deleted").tag("table", "outbox")
                             .functionCounter();
                     assertThat(removed).isNotNull();
                     assertThat(removed.count()).isEqualTo(1.0);
-                    assertThat(registry.find("postbox.retention.removed").tag("table", "messages").functionCounter())
+                    assertThat(registry.find("postbox.retention.deleted").tag("table", "messages").functionCounter())
                             .as("only tables with a rule").isNull();
                     TimeGauge lastSuccess = registry.find("postbox.retention.last.success").timeGauge();
                     assertThat(lastSuccess.value()).isBetween(0.0, 60.0);
