@@ -183,9 +183,9 @@ final class RetentionSettings {
                 case "interval" -> new ValidationException(PREFIX + "outbox.partition-interval", problem);
                 case "ahead" -> new ValidationException(PREFIX + "partitions-ahead", problem);
                 case "outbox" -> new ValidationException(STRATEGY, "partitions needs the outbox in its"
-                        + " time-partitioned variant, and the starter converts only an empty outbox to it (the outbox"
-                        + " must be empty to be converted): " + problem + "; nothing was changed. Until then use strategy"
-                        + " delete or archive");
+                        + " time-partitioned variant, which the starter converts it to at start-up, but the outbox must be"
+                        + " empty to be converted (" + problem + "); nothing was changed: until the outbox is empty use"
+                        + " strategy delete or archive");
                 default -> new ValidationException(property(e.field()), problem);
             };
             renamed.setStackTrace(e.getStackTrace());
