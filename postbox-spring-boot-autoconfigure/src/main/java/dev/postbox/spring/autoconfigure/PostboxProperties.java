@@ -726,9 +726,10 @@ public class PostboxProperties {
 
         /**
          * How removed outbox rows leave the outbox: delete (batched deletes), archive (moved to its *_archive twin,
-         * like postbox.retention.archive=outbox), or partitions (PostgreSQL: the outbox in its time-partitioned
-         * variant, whole partitions dropped once older than postbox.retention.outbox.published, which it needs; an
-         * empty outbox is converted at start-up, one holding rows fails the start-up).
+         * like postbox.retention.archive=outbox), or partitions (on a database with time partitions, PostgreSQL, not
+         * H2: the outbox in its time-partitioned variant, whole partitions dropped once older than
+         * postbox.retention.outbox.published, which it needs; an empty outbox is converted at start-up, one holding
+         * rows fails the start-up).
          */
         private RetentionPolicy.Strategy strategy = RetentionPolicy.Strategy.DELETE;
 

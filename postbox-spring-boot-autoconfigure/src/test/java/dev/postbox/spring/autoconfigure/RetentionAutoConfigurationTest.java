@@ -34,6 +34,8 @@ import static org.assertj.core.api.InstanceOfAssertFactories.MAP;
 /**
  * postbox.retention.* in the starter on H2: off by default; the properties become the core's policy and builder; no
  * rule or a bad value fails the start-up by property name; the meters, the health details and the inbox-safety WARN.
+ * On PostgreSQL: the table-size gauges, and the outbox's partitions strategy (converted at start-up when empty, the
+ * start-up failing by property name otherwise, the runway in the gauge and the health details).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RetentionAutoConfigurationTest {
