@@ -218,7 +218,9 @@ public class PostboxAutoConfiguration {
     /**
      * Retention ({@code postbox.retention.*}), only when {@code postbox.retention.enabled=true}: the {@code Retention}
      * bean, built at start-up (a bad value or no rule at all fails the start-up, naming the property, before anything
-     * runs), and its lifecycle, which starts it in every instance (the core's lease picks the runner).
+     * runs; with postbox.retention.outbox.strategy=partitions an empty plain outbox is converted to its partitioned
+     * variant, one holding rows fails the start-up), and its lifecycle, which starts it in every instance (the core's
+     * lease picks the runner).
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnProperty(prefix = "postbox.retention", name = "enabled", havingValue = "true")

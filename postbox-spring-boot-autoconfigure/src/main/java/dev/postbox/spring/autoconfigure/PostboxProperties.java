@@ -4,6 +4,8 @@ import dev.postbox.common.PostboxDefaults;
 import dev.postbox.message.WorkerDefaults;
 import dev.postbox.relay.EventBus;
 import dev.postbox.relay.RelayDefaults;
+import dev.postbox.retention.OutboxPartitions;
+import dev.postbox.retention.RetentionPolicy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -588,6 +590,13 @@ public class PostboxProperties {
         /** The owner of the retention lease while this instance runs, unique per process; default host-pid-random. */
         private String instanceId;
 
+        /**
+         * With postbox.retention.outbox.strategy=partitions: how far ahead of the database's clock each run creates
+         * the outbox's partitions (1h..366d). A write with no partition for its time fails, so this is how long
+         * retention may be down before writes fail.
+         */
+        private Duration partitionsAhead = dev.postbox.retention.Retention.Builder.DEFAULT_PARTITIONS_AHEAD;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -687,9 +696,20 @@ public class PostboxProperties {
         public void setInstanceId(String instanceId) {
             this.instanceId = instanceId;
         }
+
+        public Duration getPartitionsAhead() {
+            return partitionsAhead;
+        }
+
+        public void setPartitionsAhead(Duration partitionsAhead) {
+            this.partitionsAhead = partitionsAhead;
+        }
     }
 
-    /** {@code postbox.retention.outbox.*}: how long finished outbox events are kept, per status; unset: never removed. */
+    /**
+     * {@code postbox.retention.outbox.*}: how long finished outbox events are kept, per status (unset: never removed),
+     * and how they are removed.
+     */
     public static class RetentionOutbox {
 
         /** How long PUBLISHED outbox events are kept; unset: never removed. */
@@ -703,6 +723,24 @@ public class PostboxProperties {
          * aggregate is kept anyway).
          */
         private Duration dead;
+
+        /**
+         * How removed outbox rows leave the outbox: delete (batched deletes), archive (moved to its *_archive twin,
+         * like postbox.retention.archive=outbox), or partitions (on a database with time partitions, PostgreSQL, not
+         * H2: the outbox in its time-partitioned variant, whole partitions dropped once older than
+         * postbox.retention.outbox.published, which it needs; an empty outbox is converted at start-up, one holding
+         * rows fails the start-up).
+         */
+        private RetentionPolicy.Strategy strategy = RetentionPolicy.Strategy.DELETE;
+
+        /** Whether strategy was set (a contradiction with postbox.retention.archive fails; the default gives way). */
+        private boolean strategySet;
+
+        /**
+         * With strategy partitions: the width of each partition when the starter converts the outbox (whole hours
+         * that divide a day, or whole days up to 31). An outbox already partitioned keeps the width it has.
+         */
+        private Duration partitionInterval = OutboxPartitions.DEFAULT_INTERVAL;
 
         public Duration getPublished() {
             return published;
@@ -726,6 +764,28 @@ public class PostboxProperties {
 
         public void setDead(Duration dead) {
             this.dead = dead;
+        }
+
+        public RetentionPolicy.Strategy getStrategy() {
+            return strategy;
+        }
+
+        public void setStrategy(RetentionPolicy.Strategy strategy) {
+            this.strategy = strategy;
+            this.strategySet = true;
+        }
+
+        /** Whether {@link #setStrategy} was called (the property was given), as opposed to the default. */
+        boolean strategySet() {
+            return strategySet;
+        }
+
+        public Duration getPartitionInterval() {
+            return partitionInterval;
+        }
+
+        public void setPartitionInterval(Duration partitionInterval) {
+            this.partitionInterval = partitionInterval;
         }
     }
 

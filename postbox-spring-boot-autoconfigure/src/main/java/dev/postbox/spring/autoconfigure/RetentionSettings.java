@@ -7,9 +7,13 @@ import dev.postbox.common.ValidationException;
 import dev.postbox.compensation.CompensationStatus;
 import dev.postbox.message.MessageStatus;
 import dev.postbox.outbox.OutboxStatus;
+import dev.postbox.retention.OutboxPartitions;
 import dev.postbox.retention.Retention;
 import dev.postbox.retention.RetentionPolicy;
 import dev.postbox.retention.RetentionTable;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -26,6 +30,11 @@ import java.util.stream.Collectors;
 final class RetentionSettings {
 
     static final String PREFIX = "postbox.retention.";
+
+    /** The outbox's strategy property. */
+    static final String STRATEGY = PREFIX + "outbox.strategy";
+
+    private static final Logger log = LoggerFactory.getLogger(RetentionSettings.class);
 
     private RetentionSettings() {
     }
@@ -76,6 +85,17 @@ final class RetentionSettings {
             if (r.getArchive() != null) {
                 r.getArchive().forEach(name -> b.archive(table(name)));
             }
+            RetentionPolicy.Strategy outbox = outboxStrategy(r);
+            if (outbox == RetentionPolicy.Strategy.ARCHIVE) {
+                b.archive(RetentionTable.OUTBOX);
+            } else if (outbox == RetentionPolicy.Strategy.PARTITIONS) {
+                if (r.getOutbox().getPublished() == null) {
+                    throw new ValidationException(PREFIX + "outbox.published", "must be set with " + STRATEGY
+                            + "=partitions: a partition is dropped once its whole range is older than the PUBLISHED"
+                            + " retention");
+                }
+                b.partitions(RetentionTable.OUTBOX);
+            }
             RetentionPolicy policy = b.build();
             if (policy.rules().isEmpty()) {
                 throw new ValidationException("postbox.retention", "is enabled but has no rule, so it would remove"
@@ -87,6 +107,27 @@ final class RetentionSettings {
         });
     }
 
+    /**
+     * The outbox's strategy: {@code postbox.retention.outbox.strategy}, or archive when {@code postbox.retention.archive}
+     * names the outbox; both given and different is a ValidationException naming both.
+     */
+    static RetentionPolicy.Strategy outboxStrategy(PostboxProperties.RetentionProperties r) {
+        boolean archived = r.getArchive() != null
+                && r.getArchive().stream().anyMatch(name -> table(name) == RetentionTable.OUTBOX);
+        RetentionPolicy.Strategy strategy = r.getOutbox().getStrategy() == null ? RetentionPolicy.Strategy.DELETE
+                : r.getOutbox().getStrategy();
+        if (archived && r.getOutbox().strategySet() && strategy != RetentionPolicy.Strategy.ARCHIVE) {
+            throw new ValidationException(STRATEGY, "is " + strategyName(strategy) + " but " + PREFIX + "archive names"
+                    + " outbox, which means strategy archive: set one of the two, or make them agree");
+        }
+        return archived ? RetentionPolicy.Strategy.ARCHIVE : strategy;
+    }
+
+    /** A strategy as the property spells it: delete, archive, partitions. */
+    static String strategyName(RetentionPolicy.Strategy strategy) {
+        return strategy.name().toLowerCase(Locale.ROOT);
+    }
+
     private static void rule(Duration keep, Consumer<Duration> add) {
         if (keep != null) {
             add.accept(keep);
@@ -96,7 +137,7 @@ final class RetentionSettings {
     /** The retention the properties describe, built (its pool opened) but not started. */
     static Retention build(Postbox postbox, PostboxProperties.RetentionProperties r) {
         RetentionPolicy policy = policy(r);
-        return PropertyErrors.renamed(RetentionSettings::property, () -> {
+        Retention retention = PropertyErrors.renamed(RetentionSettings::property, () -> {
             Retention.Builder b = postbox.retention(policy)
                     .batchSize(r.getBatchSize())
                     .maxRowsPerRun(r.getMaxRowsPerRun())
@@ -110,8 +151,50 @@ final class RetentionSettings {
             if (r.getDutyCycle() != null) {
                 b.dutyCycle(r.getDutyCycle());
             }
+            b.partitionsAhead(r.getPartitionsAhead());
             return b.build();
         });
+        if (policy.strategy(RetentionTable.OUTBOX) == RetentionPolicy.Strategy.PARTITIONS) {
+            try {
+                partitioned(postbox.outboxPartitions(), r);
+            } catch (RuntimeException | Error e) {
+                retention.close();
+                throw e;
+            }
+        }
+        return retention;
+    }
+
+    /**
+     * With strategy partitions: converts the outbox to its time-partitioned variant unless it already is one, with
+     * postbox.retention.outbox.partition-interval and postbox.retention.partitions-ahead. The core's checks name the
+     * property: a bad interval or runway, and an outbox that holds rows (then nothing is changed).
+     */
+    static void partitioned(OutboxPartitions partitions, PostboxProperties.RetentionProperties r) {
+        Duration interval = r.getOutbox().getPartitionInterval();
+        Duration ahead = r.getPartitionsAhead();
+        boolean was = partitions.partitioned();
+        try {
+            // validates both values first; does nothing when the outbox already is partitioned
+            partitions.convert(interval, ahead);
+        } catch (ValidationException e) {
+            String problem = e.getMessage().substring(e.field().length() + 2);
+            ValidationException renamed = switch (e.field()) {
+                case "interval" -> new ValidationException(PREFIX + "outbox.partition-interval", problem);
+                case "ahead" -> new ValidationException(PREFIX + "partitions-ahead", problem);
+                case "outbox" -> new ValidationException(STRATEGY, "partitions needs the outbox in its"
+                        + " time-partitioned variant, which the starter converts it to at start-up, but the outbox must be"
+                        + " empty to be converted (" + problem + "); nothing was changed: until the outbox is empty use"
+                        + " strategy delete or archive");
+                default -> new ValidationException(property(e.field()), problem);
+            };
+            renamed.setStackTrace(e.getStackTrace());
+            throw renamed;
+        }
+        if (!was) {
+            log.info("Postbox retention: converted the outbox to its time-partitioned variant (partitions of {}, {} ahead)",
+                    interval, ahead);
+        }
     }
 
     /**

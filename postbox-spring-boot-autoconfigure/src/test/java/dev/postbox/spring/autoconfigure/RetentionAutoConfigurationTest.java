@@ -34,6 +34,8 @@ import static org.assertj.core.api.InstanceOfAssertFactories.MAP;
 /**
  * postbox.retention.* in the starter on H2: off by default; the properties become the core's policy and builder; no
  * rule or a bad value fails the start-up by property name; the meters, the health details and the inbox-safety WARN.
+ * On PostgreSQL: the table-size gauges, and the outbox's partitions strategy (converted at start-up when empty, the
+ * start-up failing by property name otherwise, the runway in the gauge and the health details).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RetentionAutoConfigurationTest {
@@ -71,7 +73,7 @@ class RetentionAutoConfigurationTest {
             assertThat(context).hasNotFailed().doesNotHaveBean(Retention.class).doesNotHaveBean(RetentionLifecycle.class);
             assertThat(retentionDetails(context)).containsEntry("enabled", false).hasSize(1);
             SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
-            assertThat(registry.find("postbox.retention.removed").meters()).isEmpty();
+            assertThat(registry.find("postbox.retention.deleted").meters()).isEmpty();
             assertThat(registry.find("postbox.table.rows").meters()).isEmpty();
         });
         enabled().withPropertyValues("postbox.enabled=false", "postbox.retention.outbox.published=7d")
@@ -162,11 +164,11 @@ class RetentionAutoConfigurationTest {
                         return postbox.queries().outbox().byEventNo("E-1").isEmpty();
                     }, retention::status);
 
-                    FunctionCounter removed = registry.find("postbox.retention.removed").tag("table", "outbox")
+                    FunctionCounter removed = registry.find("postbox.retention.deleted").tag("table", "outbox")
                             .functionCounter();
                     assertThat(removed).isNotNull();
                     assertThat(removed.count()).isEqualTo(1.0);
-                    assertThat(registry.find("postbox.retention.removed").tag("table", "messages").functionCounter())
+                    assertThat(registry.find("postbox.retention.deleted").tag("table", "messages").functionCounter())
                             .as("only tables with a rule").isNull();
                     TimeGauge lastSuccess = registry.find("postbox.retention.last.success").timeGauge();
                     assertThat(lastSuccess.value()).isBetween(0.0, 60.0);
@@ -254,5 +256,167 @@ class RetentionAutoConfigurationTest {
         } finally {
             pg.close();
         }
+    }
+
+    /** relkind of the outbox: 'p' partitioned, 'r' plain. */
+    private static String outboxKind(TestDatabase pg) {
+        return query(pg, "SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('biz_outbox_event')");
+    }
+
+    private static String query(TestDatabase pg, String sql) {
+        try (java.sql.Connection c = pg.dataSource().getConnection(); java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery(sql)) {
+            assertThat(rs.next()).as(sql).isTrue();
+            return rs.getString(1);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(sql, e);
+        }
+    }
+
+    private static ApplicationContextRunner partitions(TestDatabase pg) {
+        return ObservedApp.runner(pg.dataSource()).withPropertyValues("postbox.retention.enabled=true",
+                "postbox.retention.interval=1h", "postbox.retention.outbox.strategy=partitions");
+    }
+
+    @Test
+    void partitionsOnAnEmptyOutboxConvertItAtStartUpAndShowTheRunway() {
+        TestDatabase pg = TestDatabase.postgres(null);
+        try {
+            partitions(pg).withPropertyValues("postbox.retention.outbox.published=0s",
+                    "postbox.retention.outbox.partition-interval=6h", "postbox.retention.partitions-ahead=2d",
+                    "postbox.retention.instance-id=app-p").run(context -> {
+                assertThat(context).hasNotFailed();
+                Postbox postbox = context.getBean(Postbox.class);
+                Retention retention = context.getBean(Retention.class);
+                assertThat(retention.policy().strategy(RetentionTable.OUTBOX)).isEqualTo(RetentionPolicy.Strategy.PARTITIONS);
+                assertThat(outboxKind(pg)).as("converted at start-up").isEqualTo("p");
+                assertThat(postbox.outboxPartitions().partitioned()).isTrue();
+                assertThat(postbox.outboxPartitions().list()).as("partition-interval").isNotEmpty()
+                        .allSatisfy(p -> assertThat(Duration.between(p.from(), p.to())).isEqualTo(Duration.ofHours(6)));
+
+                // writers and the relay work on the converted outbox
+                context.getBean(EventBus.class).subscribe("t", r -> { });
+                ObservedApp.write(context, "P-1", EventBus.CHANNEL);
+                await("P-1 published", () -> postbox.queries().outbox().byEventNo("P-1")
+                        .map(r -> r.status() == OutboxStatus.PUBLISHED).orElse(false), () -> "not yet");
+                dev.postbox.retention.RetentionReport report = retention.runOnce();
+                assertThat(report.ran()).isTrue();
+                assertThat(report.table(RetentionTable.OUTBOX).strategy()).isEqualTo(RetentionPolicy.Strategy.PARTITIONS);
+                assertThat(report.table(RetentionTable.OUTBOX).partitions()).as("today's partition is not due").isZero();
+                assertThat(retention.status().partitionRunway()).as("partitions-ahead")
+                        .isGreaterThan(Duration.ofDays(1)).isLessThanOrEqualTo(Duration.ofDays(2).plusHours(6));
+
+                Map<String, Object> r = retentionDetails(context);
+                assertThat(r).containsEntry("enabled", true).containsEntry("outboxStrategy", "partitions")
+                        .containsEntry("failing", false).containsEntry("lastPartitionsDropped", 0);
+                Duration runway = Duration.parse(String.valueOf(r.get("partitionRunway")));
+                assertThat(runway).isPositive().isLessThanOrEqualTo(retention.status().partitionRunway());
+
+                SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+                TimeGauge gauge = registry.find("postbox.retention.partition.runway").timeGauge();
+                assertThat(gauge).isNotNull();
+                assertThat(gauge.value(java.util.concurrent.TimeUnit.SECONDS)).isGreaterThan(86_400.0)
+                        .isLessThanOrEqualTo(retention.status().partitionRunway().toSeconds() + 1.0);
+                assertThat(registry.find("postbox.retention.deleted").tag("table", "outbox").functionCounter()).isNotNull();
+                assertThat(registry.find("postbox.retention.removed").meters()).as("the old name is gone").isEmpty();
+            });
+            // a second start-up finds the outbox partitioned and keeps it
+            partitions(pg).withPropertyValues("postbox.retention.outbox.published=7d").run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(outboxKind(pg)).isEqualTo("p");
+                assertThat(context.getBean(Postbox.class).outboxPartitions().list())
+                        .allSatisfy(p -> assertThat(Duration.between(p.from(), p.to())).isEqualTo(Duration.ofHours(6)));
+            });
+        } finally {
+            pg.close();
+        }
+    }
+
+    @Test
+    void partitionsOnAnOutboxWithRowsFailTheStartUpAndChangeNothing() {
+        TestDatabase pg = TestDatabase.postgres(null);
+        try {
+            ObservedApp.runner(pg.dataSource()).withPropertyValues("postbox.relay.enabled=false").run(context -> {
+                assertThat(context).hasNotFailed();
+                ObservedApp.write(context, "R-1", EventBus.CHANNEL);
+                ObservedApp.write(context, "R-2", EventBus.CHANNEL);
+            });
+            assertThat(query(pg, "SELECT count(*) FROM biz_outbox_event")).isEqualTo("2");
+            partitions(pg).withPropertyValues("postbox.retention.outbox.published=7d").run(context ->
+                    assertThat(context).getFailure().rootCause()
+                            .hasMessageStartingWith("postbox.retention.outbox.strategy: ")
+                            .hasMessageContaining("must be empty to be converted")
+                            .hasMessageContaining("holds 2 rows"));
+            assertThat(outboxKind(pg)).as("still the plain outbox").isEqualTo("r");
+            assertThat(query(pg, "SELECT count(*) FROM biz_outbox_event")).isEqualTo("2");
+            assertThat(query(pg, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+                    + " AND tablename LIKE 'biz_outbox_event%'")).as("no key table or partition left behind")
+                    .isEqualTo(query(pg, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+                            + " AND tablename IN ('biz_outbox_event', 'biz_outbox_event_archive')"));
+        } finally {
+            pg.close();
+        }
+    }
+
+    @Test
+    void partitionsWithoutAPublishedRuleOrWithBadValuesFailNamingTheProperty() {
+        TestDatabase pg = TestDatabase.postgres(null);
+        try {
+            partitions(pg).withPropertyValues("postbox.retention.outbox.dead=30d").run(context ->
+                    assertThat(context).getFailure().rootCause()
+                            .hasMessageStartingWith("postbox.retention.outbox.published: must be set with"
+                                    + " postbox.retention.outbox.strategy=partitions"));
+            Map<String, String> cases = Map.of(
+                    "postbox.retention.outbox.partition-interval=90m",
+                    "postbox.retention.outbox.partition-interval: must be whole hours that divide a day",
+                    "postbox.retention.outbox.partition-interval=5h",
+                    "postbox.retention.outbox.partition-interval: must be whole hours that divide a day",
+                    "postbox.retention.partitions-ahead=400d",
+                    "postbox.retention.partitions-ahead: must be between PT1H and PT8784H",
+                    "postbox.retention.partitions-ahead=366d",
+                    "postbox.retention.partitions-ahead: with partitions of PT1H");
+            cases.forEach((setting, message) -> partitions(pg).withPropertyValues("postbox.retention.outbox.published=7d",
+                    "postbox.retention.outbox.partition-interval=1h", setting).run(context -> {
+                assertThat(context).as(setting).getFailure().rootCause().hasMessageContaining(message);
+                assertThat(outboxKind(pg)).as(setting + ": nothing converted").isEqualTo("r");
+            }));
+        } finally {
+            pg.close();
+        }
+    }
+
+    @Test
+    void partitionsOnH2FailTheStartUpNamingTheStrategy() {
+        enabled().withPropertyValues("postbox.retention.outbox.strategy=partitions", "postbox.retention.outbox.published=7d")
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageStartingWith("postbox.retention.outbox.strategy: ")
+                        .hasMessageContaining("no time partitions"));
+    }
+
+    @Test
+    void strategyAndTheArchiveListMustAgree() {
+        for (String strategy : new String[] {"partitions", "delete"}) {
+            enabled().withPropertyValues("postbox.retention.outbox.published=7d", "postbox.retention.archive=outbox",
+                    "postbox.retention.outbox.strategy=" + strategy).run(context -> assertThat(context).as(strategy)
+                    .getFailure().rootCause()
+                    .hasMessageStartingWith("postbox.retention.outbox.strategy: is " + strategy + " but")
+                    .hasMessageContaining("postbox.retention.archive names outbox"));
+        }
+        enabled().withPropertyValues("postbox.retention.outbox.published=7d", "postbox.retention.archive=outbox,messages",
+                "postbox.retention.outbox.strategy=archive").run(context -> {
+            assertThat(context).hasNotFailed();
+            RetentionPolicy policy = context.getBean(Retention.class).policy();
+            assertThat(policy.strategy(RetentionTable.OUTBOX)).isEqualTo(RetentionPolicy.Strategy.ARCHIVE);
+            assertThat(policy.strategy(RetentionTable.MESSAGES)).isEqualTo(RetentionPolicy.Strategy.ARCHIVE);
+            assertThat(retentionDetails(context)).containsEntry("outboxStrategy", "archive")
+                    .doesNotContainKey("partitionRunway");
+            assertThat(context.getBean(SimpleMeterRegistry.class).find("postbox.retention.partition.runway").meters())
+                    .as("only with partitions").isEmpty();
+        });
+        enabled().withPropertyValues("postbox.retention.outbox.published=7d", "postbox.retention.outbox.strategy=archive")
+                .run(context -> assertThat(context.getBean(Retention.class).policy().strategy(RetentionTable.OUTBOX))
+                        .isEqualTo(RetentionPolicy.Strategy.ARCHIVE));
+        enabled().withPropertyValues("postbox.retention.outbox.published=7d").run(context ->
+                assertThat(retentionDetails(context)).containsEntry("outboxStrategy", "delete"));
     }
 }

@@ -4,6 +4,9 @@ import dev.postbox.common.ValidationException;
 import dev.postbox.query.Backlog;
 import dev.postbox.query.Queries;
 import dev.postbox.retention.Retention;
+import dev.postbox.retention.RetentionReport;
+import dev.postbox.retention.RetentionTable;
+import dev.postbox.spring.autoconfigure.RetentionRunway;
 import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
 import dev.postbox.spring.autoconfigure.metrics.Backlogs;
 
@@ -23,7 +26,8 @@ import java.util.function.BooleanSupplier;
  * metrics' backlog read when that is fresh, else reads now through the metrics' monitor (so that a slower read of
  * the monitor's, started earlier, cannot later pass for fresher); a database error propagates (the indicators
  * report it as DOWN with the error). The details' {@code retention} shows whether retention runs here and, when it
- * does, its instance, the lease holder, the last success and failure; a failing retention is shown
+ * does, its instance, the lease holder, the last success and failure, the outbox's strategy and with partitions
+ * their runway (from the retention's status, no query); a failing retention is shown
  * ({@code failing: true}) but never makes the component DOWN: old rows staying a while longer is no outage.
  * Thread-safe.
  */
@@ -155,6 +159,14 @@ final class PostboxHealth {
         boolean failing = s.lastFailureTime() != null
                 && (s.lastSuccess() == null || s.lastFailureTime().isAfter(s.lastSuccess()));
         r.put("failing", failing);
+        dev.postbox.retention.RetentionPolicy.Strategy strategy = retention.policy().strategy(RetentionTable.OUTBOX);
+        r.put("outboxStrategy", strategy.name().toLowerCase(java.util.Locale.ROOT));
+        if (strategy == dev.postbox.retention.RetentionPolicy.Strategy.PARTITIONS) {
+            java.time.Duration runway = RetentionRunway.at(s, java.time.Instant.now());
+            r.put("partitionRunway", runway == null ? null : runway.toString());
+            RetentionReport.TableRun outbox = s.lastReport() == null ? null : s.lastReport().table(RetentionTable.OUTBOX);
+            r.put("lastPartitionsDropped", outbox == null ? null : outbox.partitions());
+        }
         return r;
     }
 }

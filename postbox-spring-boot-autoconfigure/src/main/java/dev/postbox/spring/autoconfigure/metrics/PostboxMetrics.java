@@ -6,6 +6,7 @@ import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.query.Backlog;
 import dev.postbox.relay.RelayListener;
 import dev.postbox.retention.Retention;
+import dev.postbox.retention.RetentionPolicy;
 import dev.postbox.retention.RetentionTable;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -39,9 +40,12 @@ import java.util.function.ToLongFunction;
  * <li>{@code postbox.publish.outcomes{outcome=published|failed|dead, channel}}</li>
  * <li>{@code postbox.relay.batch.size} (events claimed per cycle that claimed any) and {@code postbox.relay.batch.duration}</li>
  * <li>{@code postbox.message.outcomes{outcome=succeeded|failed|dead|cancelled}} of the message-event worker</li>
- * <li>with retention on: {@code postbox.retention.removed{table}} (rows this instance's runs removed, per table with a
- * rule), {@code postbox.retention.last.success} (seconds since this instance's last successful run, NaN before one),
- * and {@code postbox.table.rows{table}} and {@code postbox.table.bytes{table}} (the catalog's estimate of each Postbox
+ * <li>with retention on: {@code postbox.retention.deleted{table}} (rows this instance's runs removed, per table with a
+ * rule: deleted, archived, or in dropped partitions by the catalog's estimate), {@code postbox.retention.last.success}
+ * (seconds since this instance's last successful run, NaN before one), with the outbox's partitions strategy
+ * {@code postbox.retention.partition.runway} (seconds: how far ahead of the database's clock the outbox's partitions
+ * reach, as the last successful run left them less the time since it; NaN before such a run), and
+ * {@code postbox.table.rows{table}} and {@code postbox.table.bytes{table}} (the catalog's estimate of each Postbox
  * table, read by the monitor's loop, NaN before a read and where the database keeps no estimate, as on H2)</li>
  * </ul>
  * It is the relay's and the worker's listener: each hook only increments a meter and never throws. Meters exist
@@ -124,13 +128,20 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
 
     private void retentionMeters(Retention r) {
         for (RetentionTable t : r.policy().tables()) {
-            FunctionCounter.builder("postbox.retention.removed", r, x -> x.status().removedByTable().getOrDefault(t, 0L))
+            FunctionCounter.builder("postbox.retention.deleted", r, x -> x.status().removedByTable().getOrDefault(t, 0L))
                     .tag("table", tableTag(t)).baseUnit("rows")
-                    .description("Rows this instance's retention runs removed (deleted or archived)").register(registry);
+                    .description("Rows this instance's retention runs removed (deleted, archived, or in dropped"
+                            + " partitions by the catalog's estimate)").register(registry);
         }
         TimeGauge.builder("postbox.retention.last.success", r, TimeUnit.SECONDS, PostboxMetrics::secondsSinceSuccess)
                 .description("Seconds since this instance's last successful retention run (NaN before one)")
                 .strongReference(true).register(registry);
+        if (r.policy().strategy(RetentionTable.OUTBOX) == RetentionPolicy.Strategy.PARTITIONS) {
+            TimeGauge.builder("postbox.retention.partition.runway", r, TimeUnit.SECONDS, PostboxMetrics::runwaySeconds)
+                    .description("How far ahead of the database's clock the outbox's partitions reach (a write past"
+                            + " them fails): the last successful run's runway less the time since it; NaN before one")
+                    .strongReference(true).register(registry);
+        }
         for (RetentionTable t : RetentionTable.values()) {
             Gauge.builder("postbox.table.rows", monitor, m -> size(m, t, true)).tag("table", tableTag(t)).baseUnit("rows")
                     .description("The database catalog's estimate of the table's rows (NaN where it keeps none)")
@@ -145,6 +156,11 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
     private static double secondsSinceSuccess(Retention r) {
         Instant last = r.status().lastSuccess();
         return last == null ? Double.NaN : Math.max(0, Duration.between(last, Instant.now()).toNanos() / 1e9);
+    }
+
+    private static double runwaySeconds(Retention r) {
+        Duration runway = dev.postbox.spring.autoconfigure.RetentionRunway.at(r.status(), Instant.now());
+        return runway == null ? Double.NaN : runway.toNanos() / 1e9;
     }
 
     private static double size(BacklogMonitor m, RetentionTable t, boolean rows) {
