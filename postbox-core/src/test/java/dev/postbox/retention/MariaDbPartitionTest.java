@@ -1,6 +1,10 @@
 package dev.postbox.retention;
 
+import dev.postbox.Postbox;
+import dev.postbox.common.ValidationException;
+import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxStatus;
+import org.junit.jupiter.api.Test;
 import dev.postbox.testing.TestDatabase;
 
 import java.sql.Connection;
@@ -16,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class MariaDbPartitionTest extends PartitionContract {
     @Override
@@ -106,5 +111,51 @@ class MariaDbPartitionTest extends PartitionContract {
             }
             return "(" + String.join(", ", columns) + ")";
         }).toList();
+    }
+
+    /**
+     * MariaDB's DDL is not transactional: a conversion that died half-way leaves the table it was building, the key
+     * table and its triggers, or the old outbox under its temporary name; running it again finishes it, and rows a
+     * writer put into the old outbox meanwhile are never dropped with it.
+     */
+    @Test
+    void aConversionThatDiedHalfWayIsRunAgainAndNeverDropsARow() throws Exception {
+        Postbox plain = newPostbox(b -> b.tablePrefix("half_"));
+        plain.schema().install();
+        String t = plain.tables().outbox();
+        exec("CREATE TABLE " + t + "_partitioned LIKE " + t);
+        exec("CREATE TRIGGER " + t + "_key_insert BEFORE INSERT ON " + t + "_partitioned FOR EACH ROW SET @x = 1");
+        exec("CREATE TABLE " + t + "_key (event_no VARCHAR(64) NOT NULL, partition_time DATETIME(3) NOT NULL)");
+        exec("INSERT INTO " + t + "_key VALUES ('LEFT-OVER', UTC_TIMESTAMP(3))");
+        exec("CREATE TABLE " + t + "_unpartitioned LIKE " + t);
+        inTx(c -> plain.outbox().write(c, OutboxEvent.builder().eventNo("LATE-1").aggregate("ORDER", "1")
+                .eventType("ORDER_CHANGED").channel("MQ").topic("orders").payload("{}").build()));
+        exec("INSERT INTO " + t + "_unpartitioned SELECT * FROM " + t);
+        exec("DELETE FROM " + t);
+
+        assertThatThrownBy(() -> plain.outboxPartitions().convert(Duration.ofDays(1), Duration.ofDays(2)))
+                .hasMessageContaining(t + "_unpartitioned holds rows");
+        assertThat(count(t + "_unpartitioned")).as("the rows are kept").isEqualTo(1);
+        exec("INSERT INTO " + t + " SELECT * FROM " + t + "_unpartitioned");
+        exec("DELETE FROM " + t + "_unpartitioned");
+        assertThatThrownBy(() -> plain.outboxPartitions().convert(Duration.ofDays(1), Duration.ofDays(2)))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("outbox"));
+        exec("DELETE FROM " + t);
+
+        plain.outboxPartitions().convert(Duration.ofDays(1), Duration.ofDays(2));
+        assertThat(plain.outboxPartitions().partitioned()).isTrue();
+        assertThat(count(t + "_key")).as("the left-over key table was replaced").isZero();
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'half\\_%'")) {
+            List<String> tables = new ArrayList<>();
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+            assertThat(tables).as("nothing half-built left").doesNotContain(t + "_partitioned", t + "_unpartitioned");
+        }
+        assertThat(inTx(c -> plain.outbox().write(c, OutboxEvent.builder().eventNo("LATE-1").aggregate("ORDER", "1")
+                .eventType("ORDER_CHANGED").channel("MQ").topic("orders").payload("{}").build())).inserted()).isTrue();
+        assertThat(inTx(c -> plain.outbox().write(c, OutboxEvent.builder().eventNo("LATE-1").aggregate("ORDER", "1")
+                .eventType("ORDER_CHANGED").channel("MQ").topic("orders").payload("{}").build())).duplicate()).isTrue();
     }
 }
