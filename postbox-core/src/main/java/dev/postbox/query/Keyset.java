@@ -66,6 +66,17 @@ final class Keyset<T> {
         return new Keyset<>(columns, from, filter, sortPrefix, null, false, mapper, idOf, null);
     }
 
+    /** Pages in descending id order (newest first). */
+    static <T> Keyset<T> byIdDescending(String columns, String from, String filter, String sortPrefix, Mapper<T> mapper,
+                                        Function<T, Long> idOf) {
+        return new Keyset<>(columns, from, filter, sortPrefix, null, true, mapper, idOf, null);
+    }
+
+    /** The cursor of a page that ends with {@code row}. */
+    String cursorOf(T row) {
+        return timeColumn == null ? Long.toString(idOf.apply(row)) : timeOf.apply(row).toEpochMilli() + ":" + idOf.apply(row);
+    }
+
     /** Pages in ({@code timeColumn}, id) order, ascending or descending. */
     static <T> Keyset<T> byTime(String columns, String from, String filter, String sortPrefix, String timeColumn,
                                 boolean descending, Mapper<T> mapper, Function<T, Long> idOf,
@@ -111,10 +122,7 @@ final class Keyset<T> {
                 return new Page<>(rows, null);
             }
             List<T> items = rows.subList(0, page.limit());
-            T last = items.get(items.size() - 1);
-            String next = timeColumn == null ? Long.toString(idOf.apply(last))
-                    : timeOf.apply(last).toEpochMilli() + ":" + idOf.apply(last);
-            return new Page<>(items, next);
+            return new Page<>(items, cursorOf(items.get(items.size() - 1)));
         } catch (SQLException e) {
             throw new PostboxSqlException(what, e);
         }

@@ -8,12 +8,19 @@ public final class Queries {
     private final OutboxQueries outbox;
     private final MessageQueries messages;
     private final OutboxArchiveQueries outboxArchive;
+    private final OutboxSearch outboxSearch;
 
     /** Made by {@code Postbox} ({@link Wiring}); applications call {@code postbox.queries()}. */
     Queries(Settings settings) {
         this.outbox = new JdbcOutboxQueries(settings);
         this.messages = new JdbcMessageQueries(settings);
         this.outboxArchive = new JdbcOutboxArchiveQueries(settings);
+        this.outboxSearch = new OutboxSearch(settings);
+    }
+
+    /** Search of the outbox as a person types it ({@link SearchQuery}: an order number, event_no:, status:dead ...). */
+    public OutboxSearch outboxSearch() {
+        return outboxSearch;
     }
 
     /** Queries on {@code biz_outbox_event}. */

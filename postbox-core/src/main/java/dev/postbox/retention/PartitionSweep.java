@@ -170,6 +170,7 @@ final class PartitionSweep {
                 }
                 throw new dev.postbox.common.PostboxSqlException(what + ": detaching " + r.name(), e);
             }
+            long detachedAt = System.nanoTime();
             finish(pool, detached, batchSize);
             long took = System.nanoTime() - dropStart;
             longestDrop = Math.max(longestDrop, took);
@@ -177,8 +178,9 @@ final class PartitionSweep {
             long rows = Math.max(0, size[0]);
             removed += rows;
             budget -= rows;
-            log.info("Retention: dropped partition {} of {} ([{}, {}), about {} rows, {} bytes) in {} ms", r.name(), table,
-                    r.from(), r.to(), rows, size[1], took / 1_000_000);
+            log.info("Retention: dropped partition {} of {} ([{}, {}), about {} rows, {} bytes) in {} ms (detach {} ms,"
+                    + " final check and drop {} ms)", r.name(), table, r.from(), r.to(), rows, size[1], took / 1_000_000,
+                    (detachedAt - dropStart) / 1_000_000, (System.nanoTime() - detachedAt) / 1_000_000);
         }
         // 4. the keys of events that left with their partitions: batched deletes of narrow rows, within the budget
         List<PartitionOps.Range> left = tx(pool, what, c -> ops.partitions(c, table));

@@ -1,0 +1,259 @@
+package dev.postbox.query;
+
+import dev.postbox.common.ValidationException;
+import dev.postbox.outbox.OutboxEvent;
+import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.outbox.OutboxStatus;
+import dev.postbox.testing.DatabaseContract;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The console's search ({@link OutboxSearch}) on a real database: every qualifier finds exactly the events it
+ * names, newest first, keyset-paged without gaps or repeats; a page reads a bounded number of rows; a search no
+ * index can drive is refused; each driver's statement reads an index, never the whole table.
+ */
+public abstract class SearchContract extends DatabaseContract {
+
+    private static final int EVENTS = 120;
+    private final List<OutboxRecord> all = new ArrayList<>();
+
+    /** Fails unless {@code sql} with {@code params} bound reads {@code table} through an index (EXPLAIN). */
+    protected abstract void assertNoFullScan(String table, String sql, List<Object> params) throws SQLException;
+
+    /** Refreshes the planner's statistics of {@code table}. */
+    protected abstract void analyze(String table) throws SQLException;
+
+    private OutboxSearch search() {
+        return postbox.queries().outboxSearch();
+    }
+
+    /**
+     * 120 events a second apart: aggregates ORDER/ORD-(i % 10) and PAYMENT/ORD-(i % 7) alternately, four event types,
+     * two topics, channels MQ and HTTP; every 10th FAILED with "connection refused" and i % 5 attempts, every 25th DEAD.
+     */
+    @BeforeEach
+    final void events() throws Exception {
+        all.clear();
+        for (int i = 0; i < EVENTS; i++) {
+            int k = i;
+            inTx(c -> postbox.outbox().write(c, OutboxEvent.builder().eventNo("E-" + k)
+                    .aggregate(k % 2 == 0 ? "ORDER" : "PAYMENT", "ORD-" + (k % 2 == 0 ? k % 10 : k % 7))
+                    .eventType("T" + (k % 4)).channel(k % 3 == 0 ? "HTTP" : "MQ").topic(k % 2 == 0 ? "orders" : "payments")
+                    .traceId("trace-" + (k % 6)).payload("{\"i\":" + k + "}").build()));
+            clock.advance(Duration.ofSeconds(1));
+        }
+        for (int i = 0; i < EVENTS; i += 10) {
+            set("E-" + i, "publish_status = 3, retry_count = " + (i % 5 + i / 10 % 3) + ", fail_reason = 'Connection REFUSED by"
+                    + " broker " + i + "'");
+        }
+        for (int i = 5; i < EVENTS; i += 25) {
+            set("E-" + i, "publish_status = 5, retry_count = 6, fail_reason = 'poison: SKU-POISON'");
+        }
+        for (int i = 0; i < EVENTS; i++) {
+            all.add(postbox.queries().outbox().byEventNo("E-" + i).orElseThrow());
+        }
+    }
+
+    private void set(String eventNo, String assignments) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "UPDATE " + postbox.tables().outbox() + " SET " + assignments + " WHERE event_no = ?")) {
+            ps.setString(1, eventNo);
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
+    }
+
+    /** Every page of {@code query}, 7 at a time: the event_nos in order. */
+    private List<String> everyPage(String query) {
+        List<String> out = new ArrayList<>();
+        PageRequest page = PageRequest.first(7);
+        for (int guard = 0; guard < 100; guard++) {
+            OutboxSearch.Result r = search().search(query, page);
+            assertThat(r.items()).hasSizeLessThanOrEqualTo(7);
+            r.items().forEach(e -> out.add(e.eventNo()));
+            if (r.nextCursor() == null) {
+                return out;
+            }
+            page = PageRequest.after(r.nextCursor(), 7);
+        }
+        throw new AssertionError("more than 100 pages for " + query);
+    }
+
+    /** What the search must find: the events matching {@code p}, newest first (by id). */
+    private List<String> expected(Predicate<OutboxRecord> p) {
+        return all.stream().filter(p).sorted((a, b) -> Long.compare(b.id(), a.id())).map(OutboxRecord::eventNo).toList();
+    }
+
+    @Test
+    final void everyQualifierFindsExactlyItsEventsNewestFirstOverEveryPage() {
+        assertThat(everyPage("ORD-3")).as("a bare word: the aggregate id of any type")
+                .containsExactlyElementsOf(expected(e -> e.aggregateId().equals("ORD-3"))).isNotEmpty();
+        assertThat(everyPage("aggregate:PAYMENT/ORD-3"))
+                .containsExactlyElementsOf(expected(e -> e.aggregateId().equals("ORD-3") && e.aggregateType().equals("PAYMENT")));
+        assertThat(everyPage("event_no:E-17")).containsExactly("E-17");
+        assertThat(everyPage("trace:trace-4")).containsExactlyElementsOf(expected(e -> "trace-4".equals(e.traceId())));
+        assertThat(everyPage("status:dead")).containsExactlyElementsOf(expected(e -> e.status() == OutboxStatus.DEAD)).hasSize(5);
+        assertThat(everyPage("status:failed,dead attempts>=3")).containsExactlyElementsOf(expected(e ->
+                (e.status() == OutboxStatus.FAILED || e.status() == OutboxStatus.DEAD) && e.retryCount() >= 3));
+        assertThat(everyPage("status:failed error:\"connection refused\"")).as("error text, case-insensitive")
+                .containsExactlyElementsOf(expected(e -> e.status() == OutboxStatus.FAILED)).hasSize(10);
+        assertThat(everyPage("error:sku-poison status:dead,failed"))
+                .containsExactlyElementsOf(expected(e -> e.status() == OutboxStatus.DEAD));
+        assertThat(everyPage("type:T2")).as("type: newest first by creation time")
+                .containsExactlyElementsOf(expected(e -> e.eventType().equals("T2")));
+        assertThat(everyPage("topic:payments channel:HTTP"))
+                .containsExactlyElementsOf(expected(e -> e.topic().equals("payments") && e.channel().equals("HTTP")));
+        Instant from = all.get(30).createTime();
+        Instant before = all.get(50).createTime();
+        assertThat(everyPage("after:" + from + " before:" + before)).containsExactlyElementsOf(expected(e ->
+                !e.createTime().isBefore(from) && e.createTime().isBefore(before))).hasSize(20);
+        assertThat(everyPage("type:T1 after:" + from + " status:pending channel:MQ")).containsExactlyElementsOf(expected(e ->
+                e.eventType().equals("T1") && !e.createTime().isBefore(from) && e.status() == OutboxStatus.PENDING
+                        && e.channel().equals("MQ")));
+        assertThat(everyPage("status:published")).isEmpty();
+        assertThat(everyPage("ORD-3 status:dead trace:nobody")).isEmpty();
+    }
+
+    @Test
+    final void theDriverIsTheMostSelectiveIndexedQualifier() {
+        Instant now = clock.instant();
+        assertThat(search().driver(SearchQuery.parse("status:dead type:T1 ORD-1", now))).isEqualTo(OutboxSearch.Driver.AGGREGATE);
+        assertThat(search().driver(SearchQuery.parse("type:T1 status:dead", now))).isEqualTo(OutboxSearch.Driver.STATUS);
+        assertThat(search().driver(SearchQuery.parse("type:T1 status:published", now))).isEqualTo(OutboxSearch.Driver.TYPE);
+        assertThat(search().driver(SearchQuery.parse("topic:orders after:2h", now))).isEqualTo(OutboxSearch.Driver.TOPIC);
+        assertThat(search().driver(SearchQuery.parse("before:2026-01-01", now))).isEqualTo(OutboxSearch.Driver.CREATED);
+        assertThatThrownBy(() -> search().search("channel:MQ error:timeout attempts>=2", PageRequest.first(10)))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("query"))
+                .hasMessageContaining("would read the whole table");
+    }
+
+    @Test
+    final void aPageReadsABoundedNumberOfRowsAndItsCursorGoesOnWhereItStopped() throws Exception {
+        int more = OutboxSearch.MAX_EXAMINED + 300;
+        List<OutboxEvent> batch = new ArrayList<>();
+        for (int i = 0; i < more; i++) {
+            batch.add(OutboxEvent.builder().eventNo("B-" + i).aggregate("BULK", "B-" + i).eventType("T9").channel("MQ")
+                    .topic("bulk").payload("{}").build());
+            if (batch.size() == 1000 || i == more - 1) {
+                List<OutboxEvent> b = List.copyOf(batch);
+                inTx(c -> postbox.outbox().writeAll(c, b));
+                batch.clear();
+            }
+        }
+        // the only HTTP event of type T9 is the oldest: a search for it must read past MAX_EXAMINED rows of T9
+        set("B-0", "publish_channel = 'HTTP'");
+        OutboxSearch.Result first = search().search("type:T9 channel:HTTP", PageRequest.first(10));
+        assertThat(first.items()).isEmpty();
+        assertThat(first.examined()).isEqualTo(OutboxSearch.MAX_EXAMINED);
+        assertThat(first.complete()).isFalse();
+        assertThat(first.nextCursor()).isNotNull();
+        OutboxSearch.Result second = search().search("type:T9 channel:HTTP", PageRequest.after(first.nextCursor(), 10));
+        assertThat(second.items()).extracting(OutboxRecord::eventNo).containsExactly("B-0");
+        assertThat(second.examined()).isEqualTo(300);
+        assertThat(second.complete()).isTrue();
+        assertThat(second.nextCursor()).isNull();
+    }
+
+    @Test
+    final void badSearchesAreRefusedNamingTheQualifier() {
+        record Bad(String query, String field, String message) {
+        }
+        for (Bad bad : List.of(
+                new Bad("", "query", "is empty"),
+                new Bad("status:lost", "status", "unknown status \"lost\""),
+                new Bad("colour:red", "query", "unknown qualifier 'colour:'"),
+                new Bad("after:yesterday", "after", "must be a date"),
+                new Bad("after:2026-12-02 before:2026-12-01", "after", "must be before"),
+                new Bad("attempts>=many", "attempts", "whole number"),
+                new Bad("attempts:3", "attempts", "attempts>=N"),
+                new Bad("type>=3", "type", "type:value"),
+                new Bad("ORD-1 ORD-2", "aggregate", "given twice"),
+                new Bad("event_no:" + "x".repeat(65), "event_no", "at most 64"),
+                new Bad("\"unclosed", "query", "cannot read"),
+                new Bad("x".repeat(SearchQuery.MAX_LENGTH + 1), "query", "at most " + SearchQuery.MAX_LENGTH))) {
+            assertThatThrownBy(() -> search().search(bad.query(), PageRequest.first(10))).as(bad.query())
+                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo(bad.field()))
+                    .hasMessageContaining(bad.message());
+        }
+        assertThat(SearchQuery.parse("aggregate:\"ORDER/ORD 1\" error:\"said \\\"no\\\"\" status:dead,failed attempts>=2",
+                clock.instant()).toString()).isEqualTo("aggregate:\"ORDER/ORD 1\" status:failed,dead error:\"said \\\"no\\\"\""
+                + " attempts>=2");
+        assertThatThrownBy(() -> search().search("ORD-1", PageRequest.after("not-a-cursor", 10)))
+                .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo("after"));
+    }
+
+    @Test
+    final void everyDriverReadsAnIndexNotTheTable() throws Exception {
+        List<OutboxEvent> batch = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            batch.add(OutboxEvent.builder().eventNo("L-" + i).aggregate(i % 2 == 0 ? "ORDER" : "PAYMENT", "L-" + (i % 5000))
+                    .eventType("LOAD" + (i % 20)).channel("MQ").topic("load-" + (i % 20)).traceId("lt-" + i).payload("{}").build());
+            if (batch.size() == 1000) {
+                List<OutboxEvent> b = List.copyOf(batch);
+                inTx(c -> postbox.outbox().writeAll(c, b));
+                batch.clear();
+            }
+        }
+        exec("UPDATE " + postbox.tables().outbox() + " SET publish_status = 2 WHERE event_no LIKE 'L-%'");
+        analyze(postbox.tables().outbox());
+        Instant now = clock.instant();
+        for (String q : List.of("L-42", "aggregate:ORDER/L-42", "event_no:L-7", "trace:lt-9", "status:dead",
+                "status:failed,dead", "type:LOAD3", "type:LOAD3 after:1h", "topic:load-4", "after:" + now.minusSeconds(60),
+                "status:published")) {
+            SearchQuery parsed = SearchQuery.parse(q, now);
+            OutboxSearch.Driver driver = search().driver(parsed);
+            List<Object> params = params(parsed, driver);
+            assertNoFullScan(postbox.tables().outbox(), search().drivingSql(parsed), params);
+        }
+        // the check itself can fail: what the refused "channel:MQ" would have run reads the whole table
+        assertThatThrownBy(() -> assertNoFullScan(postbox.tables().outbox(), "SELECT id FROM " + postbox.tables().outbox()
+                + " WHERE deleted = 0 AND publish_channel = ? LIMIT ?", List.of("MQ", 501))).isInstanceOf(AssertionError.class);
+    }
+
+    /** The driving statement's parameters as {@link OutboxSearch} binds them (then the page's LIMIT). */
+    private List<Object> params(SearchQuery q, OutboxSearch.Driver driver) {
+        List<Object> p = new ArrayList<>();
+        switch (driver) {
+            case EVENT_NO -> p.add(q.eventNo());
+            case AGGREGATE -> {
+                if (q.aggregateType() == null) {
+                    p.add("ORDER");
+                    p.add("PAYMENT");
+                } else {
+                    p.add(q.aggregateType());
+                }
+                p.add(q.aggregateId());
+            }
+            case TRACE -> p.add(q.traceId());
+            case STATUS -> {
+            }
+            case TYPE, TOPIC, CREATED -> {
+                if (driver == OutboxSearch.Driver.TYPE) {
+                    p.add(q.eventType());
+                } else if (driver == OutboxSearch.Driver.TOPIC) {
+                    p.add(q.topic());
+                }
+                if (q.createdFrom() != null) {
+                    p.add(q.createdFrom());
+                }
+                if (q.createdBefore() != null) {
+                    p.add(q.createdBefore());
+                }
+            }
+        }
+        p.add(501);
+        return p;
+    }
+}
