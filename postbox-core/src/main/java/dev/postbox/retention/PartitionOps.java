@@ -98,6 +98,19 @@ interface PartitionOps {
      */
     int restore(Connection c, String table, String detached, List<Long> ids) throws SQLException;
 
+    /**
+     * The indexes of the detached table that can be dropped one at a time before it, each freeing files of its own;
+     * empty where an index lives in the table's file (InnoDB).
+     */
+    default List<String> detachedIndexes(Connection c, String detached) throws SQLException {
+        return List.of();
+    }
+
+    /** Drops an index {@link #detachedIndexes} named. */
+    default void dropIndex(Connection c, String index) throws SQLException {
+        throw new UnsupportedOperationException("no separate index files");
+    }
+
     /** Drops the detached table. */
     void dropDetached(Connection c, String detached) throws SQLException;
 

@@ -131,7 +131,7 @@ final class PartitionSweep {
                 break;
             }
             log.info("Retention: finishing the detached partition {} of {} an earlier run left", left, table);
-            finish(pool, left, batchSize);
+            finish(pool, left, batchSize, pause);
             dropped++;
         }
         // 2. the runway
@@ -171,7 +171,7 @@ final class PartitionSweep {
                 throw new dev.postbox.common.PostboxSqlException(what + ": detaching " + r.name(), e);
             }
             long detachedAt = System.nanoTime();
-            finish(pool, detached, batchSize);
+            finish(pool, detached, batchSize, pause);
             long took = System.nanoTime() - dropStart;
             longestDrop = Math.max(longestDrop, took);
             dropped++;
@@ -289,10 +289,15 @@ final class PartitionSweep {
         }
     }
 
-    /** Puts back what changed after the check, then drops the detached table (the last batch in the same transaction). */
-    private void finish(DataSource pool, String detached, int batchSize) {
+    /**
+     * Puts back what changed after the check, then drops the detached table. Nothing writes to a detached table, so
+     * its storage may go in steps: where the database keeps an index in files of its own (PostgreSQL), the indexes
+     * are dropped one per transaction with the duty cycle's pause between, then the table, so that the file
+     * removals of a large partition come as several short I/O bursts instead of one long one.
+     */
+    private void finish(DataSource pool, String detached, int batchSize, java.util.function.LongConsumer pause) {
         while (true) {
-            boolean dropped = tx(pool, "retention: dropping the detached partition " + detached, c -> {
+            boolean checked = tx(pool, "retention: checking the detached partition " + detached, c -> {
                 List<PartitionOps.Row> rows = ops.unpublishedDetached(c, detached, batchSize);
                 if (!rows.isEmpty()) {
                     List<Long> ids = rows.stream().map(PartitionOps.Row::id).toList();
@@ -300,16 +305,24 @@ final class PartitionSweep {
                     log.warn("Retention: {} rows of {} changed after they were checked; put back into {}", restored,
                             detached, table);
                 }
-                if (rows.size() < batchSize) {
-                    ops.dropDetached(c, detached);
-                    return true;
-                }
-                return false;
+                return rows.size() < batchSize;
             });
-            if (dropped) {
-                return;
+            if (checked) {
+                break;
             }
         }
+        for (String index : tx(pool, "retention: the indexes of " + detached, c -> ops.detachedIndexes(c, detached))) {
+            long t0 = System.nanoTime();
+            tx(pool, "retention: dropping " + index + " of the detached partition " + detached, c -> {
+                ops.dropIndex(c, index);
+                return null;
+            });
+            pause.accept(System.nanoTime() - t0);
+        }
+        tx(pool, "retention: dropping the detached partition " + detached, c -> {
+            ops.dropDetached(c, detached);
+            return null;
+        });
     }
 
     /** One READ COMMITTED transaction (InnoDB then locks the rows it reads and no gaps). */

@@ -304,6 +304,29 @@ final class PostgresPartitions implements PartitionOps {
     }
 
     @Override
+    public List<String> detachedIndexes(Connection c, String detached) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT i.indexrelid::regclass::text FROM pg_index i"
+                + " WHERE i.indrelid = to_regclass(?) AND NOT i.indisprimary AND NOT EXISTS"
+                + " (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid) ORDER BY 1")) {
+            ps.setString(1, detached);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void dropIndex(Connection c, String index) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("DROP INDEX " + index);
+        }
+    }
+
+    @Override
     public void dropDetached(Connection c, String detached) throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute("DROP TABLE " + detached);

@@ -222,6 +222,34 @@ public abstract class SearchContract extends DatabaseContract {
                 + " WHERE deleted = 0 AND publish_channel = ? LIMIT ?", List.of("MQ", 501))).isInstanceOf(AssertionError.class);
     }
 
+    /** README's example ("Search"), as it is written there. */
+    @Test
+    final void theReadmeExampleRuns() {
+        set1042();
+        OutboxSearch.Result found = postbox.queries().outboxSearch()
+                .search("ORD-1042 status:dead,failed", PageRequest.first(50));    // newest first
+        for (OutboxRecord e : found.items()) {
+            System.out.println(e.eventNo() + " " + e.status() + " " + e.failReason());
+        }
+        assertThat(found.items()).extracting(OutboxRecord::eventNo).containsExactly("R-1");
+        if (found.nextCursor() != null) {                                    // found.complete(): false if the page stopped early
+            found = postbox.queries().outboxSearch().search("ORD-1042 status:dead,failed", PageRequest.after(found.nextCursor(), 50));
+        }
+        assertThat(found.complete()).isTrue();
+    }
+
+    private void set1042() {
+        try {
+            for (String no : List.of("R-0", "R-1")) {
+                inTx(c -> postbox.outbox().write(c, OutboxEvent.builder().eventNo(no).aggregate("ORDER", "ORD-1042")
+                        .eventType("T").channel("MQ").topic("orders").payload("{}").build()));
+            }
+            set("R-1", "publish_status = 5, fail_reason = 'poison'");
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** The driving statement's parameters as {@link OutboxSearch} binds them (then the page's LIMIT). */
     private List<Object> params(SearchQuery q, OutboxSearch.Driver driver) {
         List<Object> p = new ArrayList<>();
