@@ -6,7 +6,6 @@ import dev.postbox.jdbc.TableNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -82,19 +81,19 @@ final class MySqlPartitions implements PartitionOps {
         c.setAutoCommit(true);
         try (Statement st = c.createStatement()) {
             if (exists(c, old)) {
-                if (longOf(st, "SELECT COUNT(*) FROM " + old) > 0) {
+                if (PartitionSql.longOf(st, "SELECT COUNT(*) FROM " + old) > 0) {
                     throw new SQLException(old + " holds rows an interrupted conversion of " + t + " left: move them into "
                             + t + " and drop " + old + ", then convert again", "55000");
                 }
                 st.execute("DROP TABLE " + old);
             }
-            long rows = longOf(st, "SELECT COUNT(*) FROM (SELECT 1 FROM " + t + " LIMIT 1000000) r");
+            long rows = PartitionSql.longOf(st, "SELECT COUNT(*) FROM (SELECT 1 FROM " + t + " LIMIT 1000000) r");
             if (rows > 0) {
                 throw new SQLException(t + " holds " + (rows >= 1_000_000 ? "at least 1000000" : rows)
                         + " rows: only an empty outbox is converted to the partitioned variant (drain it, archive"
                         + " or delete its rows, then convert)", "55000");
             }
-            long nextId = 1 + Math.max(longOf(st, "SELECT GREATEST((SELECT COALESCE(MAX(id), 0) FROM " + t + "),"
+            long nextId = 1 + Math.max(PartitionSql.longOf(st, "SELECT GREATEST((SELECT COALESCE(MAX(id), 0) FROM " + t + "),"
                     + " (SELECT COALESCE(MAX(id), 0) FROM " + tables.outboxArchive() + "))"), autoIncrement(c, t) - 1);
             String collation = stringOf(c, "SELECT COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA ="
                     + " DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'event_no'", t);
@@ -128,8 +127,8 @@ final class MySqlPartitions implements PartitionOps {
 
             st.execute("RENAME TABLE " + t + " TO " + old + ", " + building + " TO " + t);
             // a write that reached the old table between the check and the swap is carried over, never dropped
-            String columns = String.join(", ", columnsBut(c, old, null));
-            long left = longOf(st, "SELECT COUNT(*) FROM " + old);
+            String columns = String.join(", ", PartitionSql.columnsBut(c, old, null));
+            long left = PartitionSql.longOf(st, "SELECT COUNT(*) FROM " + old);
             if (left > 0) {
                 int copied = st.executeUpdate("INSERT INTO " + t + " (" + columns + ") SELECT " + columns + " FROM " + old);
                 if (copied != left) {
@@ -269,28 +268,14 @@ final class MySqlPartitions implements PartitionOps {
 
     @Override
     public List<Row> unpublished(Connection c, String table, Range range, int limit) throws SQLException {
-        return rows(c, "SELECT " + ROW_COLUMNS + " FROM " + table + " PARTITION (" + range.name() + ") FORCE INDEX"
+        return PartitionSql.rows(c, dialect, "SELECT " + ROW_COLUMNS + " FROM " + table + " PARTITION (" + range.name() + ") FORCE INDEX"
                 + " (idx_status_id) WHERE publish_status IN (" + UNPUBLISHED_STATUSES + ") LIMIT ? FOR UPDATE NOWAIT", limit);
     }
 
     @Override
     public List<Row> unpublishedDetached(Connection c, String detached, int limit) throws SQLException {
-        return rows(c, "SELECT " + ROW_COLUMNS + " FROM " + detached + " FORCE INDEX (idx_status_id)"
+        return PartitionSql.rows(c, dialect, "SELECT " + ROW_COLUMNS + " FROM " + detached + " FORCE INDEX (idx_status_id)"
                 + " WHERE publish_status IN (" + UNPUBLISHED_STATUSES + ") LIMIT ?", limit);
-    }
-
-    private List<Row> rows(Connection c, String sql, int limit) throws SQLException {
-        List<Row> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setInt(1, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Row(rs.getLong(1), rs.getInt(2), dialect.readTime(rs, "update_time"), rs.getString(4),
-                            rs.getString(5)));
-                }
-            }
-        }
-        return out;
     }
 
     @Override
@@ -324,7 +309,7 @@ final class MySqlPartitions implements PartitionOps {
         if (ids.isEmpty()) {
             return 0;
         }
-        String columns = String.join(", ", columnsBut(c, table, "partition_time"));
+        String columns = String.join(", ", PartitionSql.columnsBut(c, table, "partition_time"));
         String in = " WHERE id IN (" + marks(ids.size()) + ")";
         int restored;
         setMove(c, true);
@@ -411,27 +396,6 @@ final class MySqlPartitions implements PartitionOps {
         String value = stringOf(c, "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()"
                 + " AND TABLE_NAME = ?", table);
         return value == null ? 1 : Long.parseLong(value);
-    }
-
-    private static List<String> columnsBut(Connection c, String table, String left) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
-            ResultSetMetaData md = rs.getMetaData();
-            for (int i = 1; i <= md.getColumnCount(); i++) {
-                String name = md.getColumnName(i).toLowerCase(Locale.ROOT);
-                if (!name.equals(left)) {
-                    out.add(name);
-                }
-            }
-        }
-        return out;
-    }
-
-    private static long longOf(Statement st, String sql) throws SQLException {
-        try (ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
     }
 
     private static String stringOf(Connection c, String sql, String param) throws SQLException {

@@ -7,7 +7,6 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -68,13 +67,13 @@ final class PostgresPartitions implements PartitionOps {
         c.setAutoCommit(false);
         try (Statement st = c.createStatement()) {
             st.execute("LOCK TABLE " + t + " IN ACCESS EXCLUSIVE MODE");
-            long rows = longOf(st, "SELECT count(*) FROM (SELECT 1 FROM " + t + " LIMIT 1000000) r");
+            long rows = PartitionSql.longOf(st, "SELECT count(*) FROM (SELECT 1 FROM " + t + " LIMIT 1000000) r");
             if (rows > 0) {
                 throw new SQLException(t + " holds " + (rows >= 1_000_000 ? "at least 1000000" : rows)
                         + " rows: only an empty outbox is converted to the partitioned variant (drain it, archive"
                         + " or delete its rows, then convert)", "55000");
             }
-            long nextId = 1 + longOf(st, "SELECT GREATEST((SELECT COALESCE(MAX(id), 0) FROM " + t + "),"
+            long nextId = 1 + PartitionSql.longOf(st, "SELECT GREATEST((SELECT COALESCE(MAX(id), 0) FROM " + t + "),"
                     + " (SELECT COALESCE(MAX(id), 0) FROM " + tables.outboxArchive() + "),"
                     + " COALESCE((SELECT last_value FROM pg_sequences WHERE schemaname || '.' || sequencename"
                     + " = pg_get_serial_sequence('" + t + "', 'id')), 0))");
@@ -219,28 +218,14 @@ final class PostgresPartitions implements PartitionOps {
 
     @Override
     public List<Row> unpublished(Connection c, String table, Range range, int limit) throws SQLException {
-        return rows(c, "SELECT id, publish_status, update_time, aggregate_type, aggregate_id FROM " + range.name()
+        return PartitionSql.rows(c, dialect, "SELECT id, publish_status, update_time, aggregate_type, aggregate_id FROM " + range.name()
                 + " WHERE publish_status IN (" + UNPUBLISHED_STATUSES + ") LIMIT ? FOR UPDATE NOWAIT", limit);
     }
 
     @Override
     public List<Row> unpublishedDetached(Connection c, String detached, int limit) throws SQLException {
-        return rows(c, "SELECT id, publish_status, update_time, aggregate_type, aggregate_id FROM " + detached
+        return PartitionSql.rows(c, dialect, "SELECT id, publish_status, update_time, aggregate_type, aggregate_id FROM " + detached
                 + " WHERE publish_status IN (" + UNPUBLISHED_STATUSES + ") LIMIT ?", limit);
-    }
-
-    private List<Row> rows(Connection c, String sql, int limit) throws SQLException {
-        List<Row> out = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setInt(1, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new Row(rs.getLong(1), rs.getInt(2), dialect.readTime(rs, "update_time"), rs.getString(4),
-                            rs.getString(5)));
-                }
-            }
-        }
-        return out;
     }
 
     @Override
@@ -282,7 +267,7 @@ final class PostgresPartitions implements PartitionOps {
         if (ids.isEmpty()) {
             return 0;
         }
-        String columns = String.join(", ", columnsBut(c, table, "partition_time"));
+        String columns = String.join(", ", PartitionSql.columnsBut(c, table, "partition_time"));
         setMove(c, true);
         int restored;
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (" + columns + ") SELECT " + columns
@@ -391,27 +376,6 @@ final class PostgresPartitions implements PartitionOps {
 
     private static Array ids(Connection c, List<Long> ids) throws SQLException {
         return c.createArrayOf("bigint", ids.toArray());
-    }
-
-    private static List<String> columnsBut(Connection c, String table, String left) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
-            ResultSetMetaData md = rs.getMetaData();
-            for (int i = 1; i <= md.getColumnCount(); i++) {
-                String name = md.getColumnName(i).toLowerCase(Locale.ROOT);
-                if (!name.equals(left)) {
-                    out.add(name);
-                }
-            }
-        }
-        return out;
-    }
-
-    private static long longOf(Statement st, String sql) throws SQLException {
-        try (ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
     }
 
     private static String stringOf(Statement st, String sql) throws SQLException {

@@ -2,11 +2,7 @@ package dev.postbox.query;
 
 import dev.postbox.testing.TestDatabase;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,23 +20,8 @@ class MariaDbSearchTest extends SearchContract {
 
     @Override
     protected void assertNoFullScan(String table, String sql, List<Object> params) throws SQLException {
-        StringBuilder plan = new StringBuilder();
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
-            for (int i = 0; i < params.size(); i++) {
-                if (params.get(i) instanceof Instant t) {
-                    postbox.dialect().bindTime(ps, i + 1, t);
-                } else {
-                    ps.setObject(i + 1, params.get(i));
-                }
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    plan.append("table=").append(rs.getString("table")).append(" type=").append(rs.getString("type"))
-                            .append(" key=").append(rs.getString("key")).append(" rows=").append(rs.getString("rows"))
-                            .append(" extra=").append(rs.getString("Extra")).append('\n');
-                }
-            }
-        }
-        assertThat(plan.toString()).as(sql + "\n" + plan).doesNotContain("type=ALL").doesNotContain("key=null");
+        String plan = String.join("\n", explain(sql, params, rs -> "table=" + rs.getString("table") + " type=" + rs.getString("type")
+                + " key=" + rs.getString("key") + " rows=" + rs.getString("rows") + " extra=" + rs.getString("Extra")));
+        assertThat(plan).as(sql + "\n" + plan).doesNotContain("type=ALL").doesNotContain("key=null");
     }
 }

@@ -33,6 +33,31 @@ public abstract class SearchContract extends DatabaseContract {
     /** Fails unless {@code sql} with {@code params} bound reads {@code table} through an index (EXPLAIN). */
     protected abstract void assertNoFullScan(String table, String sql, List<Object> params) throws SQLException;
 
+    /** The rows of {@code EXPLAIN sql} with {@code params} bound, each as {@code line} renders it. */
+    protected List<String> explain(String sql, List<Object> params, ExplainLine line) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
+            for (int i = 0; i < params.size(); i++) {
+                if (params.get(i) instanceof Instant t) {
+                    postbox.dialect().bindTime(ps, i + 1, t);
+                } else {
+                    ps.setObject(i + 1, params.get(i));
+                }
+            }
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(line.render(rs));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** How one row of a database's EXPLAIN output is rendered for the assertion. */
+    protected interface ExplainLine {
+        String render(java.sql.ResultSet rs) throws SQLException;
+    }
+
     /** Refreshes the planner's statistics of {@code table}. */
     protected abstract void analyze(String table) throws SQLException;
 
@@ -47,14 +72,17 @@ public abstract class SearchContract extends DatabaseContract {
     @BeforeEach
     final void events() throws Exception {
         all.clear();
-        for (int i = 0; i < EVENTS; i++) {
-            int k = i;
-            inTx(c -> postbox.outbox().write(c, OutboxEvent.builder().eventNo("E-" + k)
-                    .aggregate(k % 2 == 0 ? "ORDER" : "PAYMENT", "ORD-" + (k % 2 == 0 ? k % 10 : k % 7))
-                    .eventType("T" + (k % 4)).channel(k % 3 == 0 ? "HTTP" : "MQ").topic(k % 2 == 0 ? "orders" : "payments")
-                    .traceId("trace-" + (k % 6)).payload("{\"i\":" + k + "}").build()));
-            clock.advance(Duration.ofSeconds(1));
-        }
+        // one transaction (one connection), the clock a second further for each event
+        inTx(c -> {
+            for (int k = 0; k < EVENTS; k++) {
+                postbox.outbox().write(c, OutboxEvent.builder().eventNo("E-" + k)
+                        .aggregate(k % 2 == 0 ? "ORDER" : "PAYMENT", "ORD-" + (k % 2 == 0 ? k % 10 : k % 7))
+                        .eventType("T" + (k % 4)).channel(k % 3 == 0 ? "HTTP" : "MQ").topic(k % 2 == 0 ? "orders" : "payments")
+                        .traceId("trace-" + (k % 6)).payload("{\"i\":" + k + "}").build());
+                clock.advance(Duration.ofSeconds(1));
+            }
+            return null;
+        });
         for (int i = 0; i < EVENTS; i += 10) {
             set("E-" + i, "publish_status = 3, retry_count = " + (i % 5 + i / 10 % 3) + ", fail_reason = 'Connection REFUSED by"
                     + " broker " + i + "'");
@@ -62,9 +90,14 @@ public abstract class SearchContract extends DatabaseContract {
         for (int i = 5; i < EVENTS; i += 25) {
             set("E-" + i, "publish_status = 5, retry_count = 6, fail_reason = 'poison: SKU-POISON'");
         }
-        for (int i = 0; i < EVENTS; i++) {
-            all.add(postbox.queries().outbox().byEventNo("E-" + i).orElseThrow());
+        try (Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT " + dev.postbox.outbox.OutboxRows.COLUMNS + " FROM "
+                     + postbox.tables().outbox() + " ORDER BY id")) {
+            while (rs.next()) {
+                all.add(dev.postbox.outbox.OutboxRows.read(rs, postbox.dialect()));
+            }
         }
+        assertThat(all).hasSize(EVENTS);
     }
 
     private void set(String eventNo, String assignments) throws SQLException {
