@@ -128,6 +128,17 @@ public interface Dialect {
     }
 
     /**
+     * The distinct values of an indexed {@code column} of {@code table} in order, at most {@code limit}, read by one
+     * index probe per value (a loose index scan written as a recursive CTE), so the cost follows the number of
+     * values, not of rows.
+     */
+    default String distinctValuesSql(String table, String column, int limit) {
+        return ("WITH RECURSIVE t (v) AS (SELECT MIN(%2$s) FROM %1$s UNION ALL SELECT (SELECT MIN(%2$s) FROM %1$s"
+                + " WHERE %2$s > t.v) FROM t WHERE t.v IS NOT NULL) SELECT v FROM t WHERE v IS NOT NULL LIMIT %3$d")
+                .formatted(table, column, limit);
+    }
+
+    /**
      * SQL that tells (one boolean column) whether the table named by its one parameter is partitioned in a way
      * that moves its unique key out of the table (Postbox's partitioned outbox keeps event_no unique through a
      * key table and a trigger): an INSERT into it skips duplicates by {@code skipDuplicatesReturning(null, ...)},

@@ -17,6 +17,12 @@ final class H2Dialect implements Dialect {
     private static final Instant EARLIEST = Instant.parse("-999999999-01-01T00:00:00Z");
     private static final Instant LATEST = Instant.parse("+999999999-12-31T23:59:59.999Z");
 
+    /** H2 (an embedded, small database) reads them with a plain DISTINCT. */
+    @Override
+    public String distinctValuesSql(String table, String column, int limit) {
+        return "SELECT DISTINCT %2$s FROM %1$s ORDER BY 1 LIMIT %3$d".formatted(table, column, limit);
+    }
+
     @Override
     public String name() {
         return "h2";

@@ -303,11 +303,7 @@ public final class OutboxSearch {
         if (types != null && !refresh && System.nanoTime() - aggregateTypesRead < TYPES_TTL_NANOS) {
             return types;
         }
-        String sql = "h2".equals(s.dialect().name())
-                ? "SELECT DISTINCT aggregate_type FROM " + table + " ORDER BY 1 LIMIT " + (MAX_AGGREGATE_TYPES + 1)
-                : "WITH RECURSIVE t (v) AS (SELECT MIN(aggregate_type) FROM " + table + " UNION ALL SELECT (SELECT"
-                        + " MIN(aggregate_type) FROM " + table + " WHERE aggregate_type > t.v) FROM t WHERE t.v IS NOT NULL)"
-                        + " SELECT v FROM t WHERE v IS NOT NULL LIMIT " + (MAX_AGGREGATE_TYPES + 1);
+        String sql = s.dialect().distinctValuesSql(table, "aggregate_type", MAX_AGGREGATE_TYPES + 1);
         List<String> read = new ArrayList<>();
         try (Connection c = s.dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql);
              ResultSet rs = ps.executeQuery()) {
