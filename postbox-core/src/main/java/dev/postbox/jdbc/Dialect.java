@@ -265,6 +265,15 @@ public interface Dialect {
     }
 
     /**
+     * SQL that undoes {@link #relayPoolInitSql} and the relay's other session state (PostgreSQL: its LISTEN),
+     * run before a relay connection goes back to an application data source that is not a HikariCP pool
+     * (over HikariCP the relay opens connections of its own); null when there is nothing to undo.
+     */
+    default String relayPoolResetSql() {
+        return null;
+    }
+
+    /**
      * SQL run first in every claim transaction (relay, message worker, any {@code Transactions.claim}), scoped
      * to that transaction, so that a claim's plan follows the index order of its statement whatever the
      * table's statistics say; or null. A backlog arrives in a table filled seconds ago (after a broker

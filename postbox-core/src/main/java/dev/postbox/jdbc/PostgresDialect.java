@@ -119,6 +119,12 @@ final class PostgresDialect implements Dialect {
         return "SET plan_cache_mode = force_custom_plan" + (asyncCommit ? "; SET synchronous_commit = off" : "");
     }
 
+    /** Asynchronous commit must never reach the application's own transactions. */
+    @Override
+    public String relayPoolResetSql() {
+        return "RESET plan_cache_mode; RESET synchronous_commit; UNLISTEN *";
+    }
+
     /**
      * A claim's statements read an index in id order and stop at their LIMIT; none of them needs a sort.
      * Without sorts the planner cannot choose "read every candidate, filter, sort, take n", which it

@@ -41,7 +41,7 @@ public final class MessageWorker implements AutoCloseable {
         this.config = config;
         String name = "postbox-worker-" + config.instanceId();
         this.ownedPool = config.dataSource() != null ? null
-                : Pools.own(settings.dataSource(), name, config.threads() + 1, null);
+                : Pools.own(settings.dataSource(), name, config.threads() + 1);
         DataSource pool = ownedPool != null ? ownedPool : config.dataSource();
         // threads are named <name>-<n>, a single one too (the loop appends -<n> only for several)
         this.loop = new PollLoop("Message worker " + config.instanceId(), config.threads() == 1 ? name + "-0" : name,

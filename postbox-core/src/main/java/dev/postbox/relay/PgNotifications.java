@@ -116,6 +116,19 @@ final class PgNotifications implements AutoCloseable {
         pg = null;
         if (c != null) {
             try {
+                // the connection may go back into the application's pool: a session still listening there would
+                // buffer every later notification in the driver of whoever borrows it next
+                if (!c.isClosed()) {
+                    try (Statement st = c.createStatement()) {
+                        st.execute("UNLISTEN *");
+                    }
+                    PGConnection driver = c.unwrap(PGConnection.class);
+                    driver.getNotifications(); // and forget the ones the driver holds already
+                }
+            } catch (SQLException | RuntimeException e) {
+                log.debug("UNLISTEN on the LISTEN connection failed: {}", e.toString());
+            }
+            try {
                 c.close();
             } catch (SQLException | RuntimeException e) {
                 log.debug("closing the LISTEN connection failed: {}", e.toString());

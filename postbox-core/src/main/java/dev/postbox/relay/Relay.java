@@ -71,9 +71,9 @@ public final class Relay implements AutoCloseable {
             this.ownedPool = null;
         } else {
             // one more connection for LISTEN, which holds it for as long as the relay runs
-            this.ownedPool = Pools.own(settings.dataSource(), "postbox-relay-" + config.instanceId(),
-                    config.poolSize() + (config.listen() ? 1 : 0), settings.dialect().relayPoolInitSql(config.asyncCommit()));
-            this.pool = ownedPool;
+            this.pool = this.ownedPool = Pools.own(settings.dataSource(), "postbox-relay-" + config.instanceId(),
+                    config.poolSize() + (config.listen() ? 1 : 0), settings.dialect().relayPoolInitSql(config.asyncCommit()),
+                    settings.dialect().relayPoolResetSql());
         }
         this.claim = new BatchClaim(settings, config, pool);
         this.slots = new Slot[config.inFlightBatches()];

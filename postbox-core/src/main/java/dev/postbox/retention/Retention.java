@@ -101,7 +101,7 @@ public final class Retention implements AutoCloseable {
             }
         }
         // two connections: a run holds one, so health, metrics and lease reads never wait behind it
-        this.pool = Pools.own(settings.dataSource(), "postbox-retention", 2, null);
+        this.pool = Pools.own(settings.dataSource(), "postbox-retention", 2);
         this.lease = new JobLease(settings.dialect(), pool, settings.tables().jobLease(), LEASE_NAME,
                 config.instanceId(), config.leaseTtl());
         this.loop = new PollLoop("Retention " + config.instanceId(), "postbox-retention", 1, config.interval(),

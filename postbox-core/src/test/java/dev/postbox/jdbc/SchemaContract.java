@@ -180,7 +180,7 @@ public abstract class SchemaContract extends DatabaseContract {
                 .contains("trace_id");
         assertThat(columns(v5.tables().jobLease())).containsExactlyInAnyOrder("job_name", "owner", "lease_until",
                 "acquired_time", "renewed_time", "version", "update_time");
-        try (var pool = dev.postbox.internal.poll.Pools.own(ds, "v5-lease", 2, null)) {
+        try (var pool = dev.postbox.internal.poll.Pools.own(ds, "v5-lease", 2)) {
             var lease = new dev.postbox.internal.poll.JobLease(v5.dialect(), pool, v5.tables().jobLease(), "sweep",
                     "node-a", java.time.Duration.ofSeconds(30));
             assertThat(lease.acquire()).isTrue();

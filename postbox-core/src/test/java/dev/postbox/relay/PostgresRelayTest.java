@@ -110,6 +110,93 @@ class PostgresRelayTest extends RelayContract {
         }
     }
 
+    /**
+     * An application pool that is not HikariCP (here DBCP): the relay's own pool wraps it, so the relay's
+     * sessions are the application's. When the relay stops they go back with asynchronous commit off again
+     * (an application transaction on one of them would otherwise be acknowledged before it is durable), the
+     * default plan cache mode and no LISTEN.
+     */
+    @Test
+    void aStoppedRelayGivesTheSessionsOfAnotherPoolBackAsItFoundThem() throws Exception {
+        try (org.apache.commons.dbcp2.BasicDataSource app = applicationPool()) {
+            dev.postbox.Postbox live = dev.postbox.Postbox.builder(app).clock(java.time.Clock.systemUTC()).source("test-service").build();
+            try (Relay relay = live.relay(to(new Receiver())).instanceId("on-dbcp").asyncCommit(true).start()) {
+                publishOne(live, "D-1");
+                assertThat(app.getNumActive()).as("the relay holds sessions of the application's pool").isPositive();
+            }
+            assertSessionsClean(live, app);
+        }
+    }
+
+    /** The same when the application hands the relay its pool to use as it is. */
+    @Test
+    void aStoppedRelayGivesTheListenSessionOfAGivenPoolBackListeningToNothing() throws Exception {
+        try (org.apache.commons.dbcp2.BasicDataSource app = applicationPool()) {
+            dev.postbox.Postbox live = dev.postbox.Postbox.builder(app).clock(java.time.Clock.systemUTC()).source("test-service").build();
+            try (Relay relay = live.relay(to(new Receiver())).instanceId("given-dbcp").dataSource(app).start()) {
+                publishOne(live, "G-1");
+            }
+            assertSessionsClean(live, app);
+        }
+    }
+
+    private org.apache.commons.dbcp2.BasicDataSource applicationPool() {
+        org.apache.commons.dbcp2.BasicDataSource app = new org.apache.commons.dbcp2.BasicDataSource();
+        app.setUrl(db.jdbcUrl());
+        app.setUsername(db.user());
+        app.setMaxTotal(APP_POOL);
+        return app;
+    }
+
+    private static final int APP_POOL = 6;
+
+    private long published(dev.postbox.Postbox live) throws Exception {
+        return queryLong("SELECT COUNT(*) FROM " + live.tables().outbox() + " WHERE publish_status = "
+                + OutboxStatus.PUBLISHED.code());
+    }
+
+    private void publishOne(dev.postbox.Postbox live, String eventNo) throws Exception {
+        long before = published(live);
+        inTx(c -> live.outbox().write(c, dev.postbox.outbox.OutboxEvent.builder().eventNo(eventNo)
+                .aggregate("ORDER", eventNo).eventType("X").channel("MQ").payload("{}").build()));
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(5).toNanos();
+        while (published(live) == before && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(published(live)).as("published").isEqualTo(before + 1);
+    }
+
+    /** Every session the application's pool can hold: as a fresh one, holding no notification. */
+    private void assertSessionsClean(dev.postbox.Postbox live, org.apache.commons.dbcp2.BasicDataSource app) throws Exception {
+        // a write after the stop notifies the channel a leftover LISTEN would still hear
+        inTx(c -> live.outbox().write(c, dev.postbox.outbox.OutboxEvent.builder().eventNo("AFTER-STOP")
+                .aggregate("ORDER", "AFTER").eventType("X").channel("MQ").payload("{}").build()));
+        assertThat(app.getNumActive()).as("the relay gave back every session").isZero();
+        assertThat(app.getNumIdle()).as("sessions the relay used, back in the pool").isPositive();
+        List<Connection> all = new ArrayList<>();
+        try {
+            for (int i = 0; i < APP_POOL; i++) {
+                all.add(app.getConnection());
+            }
+            for (Connection c : all) {
+                try (java.sql.Statement st = c.createStatement();
+                     ResultSet rs = st.executeQuery("SELECT current_setting('synchronous_commit'),"
+                             + " current_setting('plan_cache_mode'), (SELECT COUNT(*) FROM pg_listening_channels())")) {
+                    rs.next();
+                    assertThat(rs.getString(1)).as("synchronous_commit of a pooled session").isEqualTo("on");
+                    assertThat(rs.getString(2)).as("plan_cache_mode of a pooled session").isEqualTo("auto");
+                    assertThat(rs.getLong(3)).as("channels a pooled session listens to").isZero();
+                }
+                org.postgresql.PGNotification[] held = c.unwrap(org.postgresql.PGConnection.class).getNotifications(200);
+                assertThat(held == null ? 0 : held.length).as("notifications a pooled session holds").isZero();
+            }
+        } finally {
+            for (Connection c : all) {
+                c.close();
+            }
+        }
+    }
+
     @Test
     void aNotifyAtCommitWakesAListeningRelayLongBeforeItsNextPoll() throws Exception {
         dev.postbox.Postbox live = newPostbox(b -> b.clock(java.time.Clock.systemUTC()));
@@ -167,7 +254,7 @@ class PostgresRelayTest extends RelayContract {
             dev.postbox.Postbox otherBox = dev.postbox.Postbox.builder(other.dataSource()).source("other").build();
             otherBox.schema().install();
             assertThat(otherBox.tables().outbox()).isEqualTo(postbox.tables().outbox());
-            try (java.sql.Connection listener = ds.getConnection(); java.sql.Connection elsewhere = other.dataSource().getConnection()) {
+            try (java.sql.Connection listener = db.unpooledDataSource().getConnection(); java.sql.Connection elsewhere = other.dataSource().getConnection()) {
                 listener.setAutoCommit(true);
                 String channel = PgNotifications.channel(listener, postbox.tables().outbox());
                 assertThat(channel).matches("postbox_[0-9a-f]{16}");
@@ -205,7 +292,7 @@ class PostgresRelayTest extends RelayContract {
                 .notifyInterval(java.time.Duration.ofSeconds(1)));
         dev.postbox.Postbox every = newPostbox(b -> b.clock(java.time.Clock.systemUTC())
                 .notifyInterval(java.time.Duration.ZERO));
-        try (Connection listener = ds.getConnection()) {
+        try (Connection listener = db.unpooledDataSource().getConnection()) { // a session of its own: it LISTENs
             listener.setAutoCommit(true);
             String channel = PgNotifications.channel(listener, postbox.tables().outbox());
             try (java.sql.Statement st = listener.createStatement()) {

@@ -51,8 +51,16 @@ public abstract class TestDatabase implements AutoCloseable {
         }
     }
 
-    /** A non-pooled data source whose connections see only this database (or schema). */
+    /**
+     * A data source whose connections see only this database (or schema). On PostgreSQL it is a small
+     * HikariCP pool, as a service has (a PostgreSQL session is a process: opening one costs about 20 ms on
+     * these machines, and a suite that opens one per statement spends its time there); elsewhere it opens a
+     * connection per call. {@link #unpooledDataSource()} always opens a new session.
+     */
     public abstract DataSource dataSource();
+
+    /** A data source that opens a new session on every call, for a test that needs one of its own. */
+    public abstract DataSource unpooledDataSource();
 
     /** {@code postgresql}, {@code mariadb} or {@code h2}. */
     public abstract String kind();
@@ -89,6 +97,7 @@ public abstract class TestDatabase implements AutoCloseable {
     private static final class Postgres extends TestDatabase {
         private final org.postgresql.ds.PGSimpleDataSource admin = new org.postgresql.ds.PGSimpleDataSource();
         private final org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+        private volatile com.zaxxer.hikari.HikariDataSource pool;
 
         Postgres(String tz) {
             admin.setUrl(PG_URL);
@@ -104,6 +113,28 @@ public abstract class TestDatabase implements AutoCloseable {
 
         @Override
         public DataSource dataSource() {
+            com.zaxxer.hikari.HikariDataSource p = pool;
+            if (p == null) {
+                synchronized (this) {
+                    p = pool;
+                    if (p == null) {
+                        com.zaxxer.hikari.HikariConfig cfg = new com.zaxxer.hikari.HikariConfig();
+                        cfg.setDataSource(ds);
+                        cfg.setPoolName("test-" + name);
+                        // roomy: a contract runs several relays, writers and lock holders at once
+                        cfg.setMaximumPoolSize(32);
+                        cfg.setMinimumIdle(0);
+                        cfg.setIdleTimeout(10_000);
+                        cfg.setConnectionTimeout(10_000);
+                        pool = p = new com.zaxxer.hikari.HikariDataSource(cfg);
+                    }
+                }
+            }
+            return p;
+        }
+
+        @Override
+        public DataSource unpooledDataSource() {
             return ds;
         }
 
@@ -119,6 +150,10 @@ public abstract class TestDatabase implements AutoCloseable {
 
         @Override
         public void close() {
+            com.zaxxer.hikari.HikariDataSource p = pool;
+            if (p != null) {
+                p.close();
+            }
             exec(admin, "DROP SCHEMA IF EXISTS " + name + " CASCADE");
         }
     }
@@ -143,6 +178,11 @@ public abstract class TestDatabase implements AutoCloseable {
 
         @Override
         public DataSource dataSource() {
+            return ds;
+        }
+
+        @Override
+        public DataSource unpooledDataSource() {
             return ds;
         }
 
@@ -172,6 +212,11 @@ public abstract class TestDatabase implements AutoCloseable {
 
         @Override
         public DataSource dataSource() {
+            return ds;
+        }
+
+        @Override
+        public DataSource unpooledDataSource() {
             return ds;
         }
 

@@ -4,11 +4,25 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 import javax.sql.DataSource;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.logging.Logger;
 
 /**
  * The small connection pool of a background job: the application's database and credentials but never
  * its connections, not auto-commit, READ COMMITTED, no MBeans. A job that is handed a data source uses
  * that one instead and owns no pool.
+ *
+ * <p>Over a HikariCP pool the job opens its own physical connections with the same settings. Over any other
+ * data source (another pool, a tracing or routing wrapper) its connections are the application's: each one
+ * goes back there when the job's pool retires it, so every session setting the job made is undone first
+ * ({@code resetSql}); a connection whose reset fails is closed with the failure logged.
  */
 public final class Pools {
 
@@ -20,13 +34,15 @@ public final class Pools {
      * copied; any other data source is wrapped), named {@code name}.
      *
      * @param initSql SQL every connection runs once, committed by the pool (isolated); null for none
+     * @param resetSql SQL that undoes {@code initSql} and any other session state the job may leave (run
+     *                 before a connection of a wrapped data source goes back to it); null for none
      */
-    public static HikariDataSource own(DataSource app, String name, int size, String initSql) {
+    public static HikariDataSource own(DataSource app, String name, int size, String initSql, String resetSql) {
         HikariConfig cfg = new HikariConfig();
         if (app instanceof HikariDataSource hikari) {
             hikari.copyStateTo(cfg); // same database and credentials, but never the same connections
         } else {
-            cfg.setDataSource(app);
+            cfg.setDataSource(resetSql == null ? app : new Resetting(app, resetSql));
         }
         cfg.setPoolName(name);
         cfg.setMaximumPoolSize(size);
@@ -41,5 +57,118 @@ public final class Pools {
             cfg.setIsolateInternalQueries(true);
         }
         return new HikariDataSource(cfg);
+    }
+
+    /** The same without session settings of its own. */
+    public static HikariDataSource own(DataSource app, String name, int size) {
+        return own(app, name, size, null, null);
+    }
+
+    /** Runs {@code resetSql} on a connection before it goes back to {@code app}; package-private for its test. */
+    static void reset(Connection c, String resetSql) throws SQLException {
+        if (c.isClosed()) {
+            return;
+        }
+        boolean autoCommit = c.getAutoCommit();
+        if (!autoCommit) {
+            c.rollback(); // nothing of the job's may be committed by the reset
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute(resetSql);
+        }
+        if (!autoCommit) {
+            c.commit();
+        }
+    }
+
+    /** A data source whose connections undo the job's session settings when closed. */
+    private static final class Resetting implements DataSource {
+        private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Pools.class);
+        private final DataSource app;
+        private final String resetSql;
+
+        Resetting(DataSource app, String resetSql) {
+            this.app = app;
+            this.resetSql = resetSql;
+        }
+
+        private Connection wrap(Connection c) {
+            InvocationHandler h = (proxy, method, args) -> {
+                if (method.getName().equals("close") && method.getParameterCount() == 0) {
+                    try {
+                        reset(c, resetSql);
+                    } catch (SQLException | RuntimeException e) {
+                        log.warn("Postbox could not undo its session settings ({}) on a connection it gives back to the"
+                                + " application's data source: {}", resetSql, e.toString());
+                    }
+                    c.close();
+                    return null;
+                }
+                if (method.getName().equals("unwrap") && args != null && args[0] instanceof Class<?> k && k.isInstance(proxy)
+                        && !k.isInstance(c)) {
+                    return proxy;
+                }
+                try {
+                    return method.invoke(c, args);
+                } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                }
+            };
+            return (Connection) Proxy.newProxyInstance(Pools.class.getClassLoader(), new Class<?>[] {Connection.class}, h);
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            return wrap(app.getConnection());
+        }
+
+        @Override
+        public Connection getConnection(String user, String password) throws SQLException {
+            return wrap(app.getConnection(user, password));
+        }
+
+        @Override
+        public PrintWriter getLogWriter() throws SQLException {
+            return app.getLogWriter();
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) throws SQLException {
+            app.setLogWriter(out);
+        }
+
+        /** Pools such as DBCP support no login timeout of their own (they throw); then there is none. */
+        @Override
+        public void setLoginTimeout(int seconds) throws SQLException {
+            try {
+                app.setLoginTimeout(seconds);
+            } catch (UnsupportedOperationException e) {
+                // the application's pool keeps its own
+            }
+        }
+
+        @Override
+        public int getLoginTimeout() throws SQLException {
+            try {
+                return app.getLoginTimeout();
+            } catch (UnsupportedOperationException e) {
+                return 0;
+            }
+        }
+
+        @Override
+        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+            return app.getParentLogger();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> iface) throws SQLException {
+            return app.unwrap(iface);
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> iface) throws SQLException {
+            return app.isWrapperFor(iface);
+        }
     }
 }

@@ -30,9 +30,16 @@ public final class Transactions {
     private Transactions() {
     }
 
-    /** Runs {@code work} in one transaction on a connection of {@code pool}; {@code what} names it in errors. */
+    /**
+     * Runs {@code work} in one transaction on a connection of {@code pool}; {@code what} names it in errors.
+     * A pool that hands out auto-commit connections (one a user gave a job) gets them back in auto-commit.
+     */
     public static <T> T inTransaction(DataSource pool, String what, Work<T> work) {
         try (Connection c = pool.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            if (autoCommit) {
+                c.setAutoCommit(false);
+            }
             try {
                 T result = work.run(c);
                 c.commit();
@@ -40,6 +47,10 @@ public final class Transactions {
             } catch (SQLException | RuntimeException | Error e) {
                 rollback(c, e);
                 throw e;
+            } finally {
+                if (autoCommit) {
+                    c.setAutoCommit(true);
+                }
             }
         } catch (SQLException e) {
             throw new PostboxSqlException(what, e);

@@ -49,8 +49,8 @@ public abstract class JobLeaseContract extends DatabaseContract {
     final void openPools() {
         dialect = postbox.dialect();
         table = postbox.tables().jobLease();
-        poolA = Pools.own(ds, "lease-a", THREADS, null);
-        poolB = Pools.own(ds, "lease-b", THREADS, null);
+        poolA = Pools.own(ds, "lease-a", THREADS);
+        poolB = Pools.own(ds, "lease-b", THREADS);
     }
 
     @AfterAll

@@ -228,7 +228,7 @@ public abstract class VersionedClaimContract extends DatabaseContract {
         });
         ConcurrentLinkedQueue<Long> claimed = new ConcurrentLinkedQueue<>();
         ExecutorService claimers = Executors.newFixedThreadPool(4);
-        try (var pool = Pools.own(ds, "job-claim-test", 4, null)) {
+        try (var pool = Pools.own(ds, "job-claim-test", 4)) {
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 done.add(claimers.submit(() -> claimUntilEmpty(pool, now, claimed)));
