@@ -57,7 +57,8 @@ final class MariaDbBenchDatabase extends BenchDatabase {
         try (Connection c = connect()) {
             return "server=" + c.getMetaData().getDatabaseProductVersion()
                     + " innodb_flush_log_at_trx_commit=" + queryString(c, "SELECT @@innodb_flush_log_at_trx_commit")
-                    + " innodb_buffer_pool_size=" + queryString(c, "SELECT @@innodb_buffer_pool_size");
+                    + " innodb_buffer_pool_size=" + queryString(c, "SELECT @@innodb_buffer_pool_size")
+                    + " innodb_log_file_size=" + queryString(c, "SELECT @@innodb_log_file_size");
         } catch (SQLException e) {
             return "server=? (" + e.getMessage() + ")";
         }

@@ -62,7 +62,8 @@ final class PostgresBenchDatabase extends BenchDatabase {
             return "server=" + c.getMetaData().getDatabaseProductVersion()
                     + " synchronous_commit=" + queryString(c, "SHOW synchronous_commit")
                     + " fsync=" + queryString(c, "SHOW fsync")
-                    + " shared_buffers=" + queryString(c, "SHOW shared_buffers");
+                    + " shared_buffers=" + queryString(c, "SHOW shared_buffers")
+                    + " max_wal_size=" + queryString(c, "SHOW max_wal_size");
         } catch (SQLException e) {
             return "server=? (" + e.getMessage() + ")";
         }

@@ -114,10 +114,11 @@ public abstract class TestDatabase implements AutoCloseable {
         @Override
         public DataSource dataSource() {
             com.zaxxer.hikari.HikariDataSource p = pool;
-            if (p == null) {
+            // a Spring context closes the DataSource bean it was given when it closes: then a new pool
+            if (p == null || p.isClosed()) {
                 synchronized (this) {
                     p = pool;
-                    if (p == null) {
+                    if (p == null || p.isClosed()) {
                         com.zaxxer.hikari.HikariConfig cfg = new com.zaxxer.hikari.HikariConfig();
                         cfg.setDataSource(ds);
                         cfg.setPoolName("test-" + name);
