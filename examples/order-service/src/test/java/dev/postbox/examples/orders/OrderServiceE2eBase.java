@@ -53,18 +53,14 @@ public abstract class OrderServiceE2eBase {
 
     /** Gives {@code db} to Spring; a PostgreSQL URL must carry the schema, so that Postbox's tables land in it too. */
     protected static void register(DynamicPropertyRegistry registry, TestDatabase db) {
-        String url;
-        if (db.dataSource() instanceof org.postgresql.ds.PGSimpleDataSource pg) {
-            url = pg.getUrl();
-        } else if (db.dataSource() instanceof org.h2.jdbcx.JdbcDataSource h2) {
-            url = h2.getURL();
-        } else {
+        if (!db.kind().equals("postgresql") && !db.kind().equals("h2")) {
             throw new IllegalArgumentException("no URL for a " + db.kind() + " test database");
         }
+        String url = db.jdbcUrl();
         if (db.kind().equals("postgresql") && !url.contains("currentSchema=")) {
             throw new IllegalStateException("PostgreSQL test URL without currentSchema: " + url);
         }
-        String user = db.kind().equals("h2") ? "sa" : TestDatabase.PG_USER;
+        String user = db.user();
         registry.add("spring.datasource.url", () -> url);
         registry.add("spring.datasource.username", () -> user);
         registry.add("spring.datasource.password", () -> "");
