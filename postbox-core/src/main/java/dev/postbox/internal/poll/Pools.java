@@ -104,6 +104,12 @@ public final class Pools {
                     c.close();
                     return null;
                 }
+                if (method.getName().equals("equals") && method.getParameterCount() == 1) {
+                    return proxy == args[0];
+                }
+                if (method.getName().equals("hashCode") && method.getParameterCount() == 0) {
+                    return System.identityHashCode(proxy);
+                }
                 if (method.getName().equals("unwrap") && args != null && args[0] instanceof Class<?> k && k.isInstance(proxy)
                         && !k.isInstance(c)) {
                     return proxy;
