@@ -22,7 +22,7 @@ import java.util.logging.Logger;
  * <p>Over a HikariCP pool the job opens its own physical connections with the same settings. Over any other
  * data source (another pool, a tracing or routing wrapper) its connections are the application's: each one
  * goes back there when the job's pool retires it, so every session setting the job made is undone first
- * ({@code resetSql}); a connection whose reset fails is closed with the failure logged.
+ * ({@code resetSql}); when a reset fails, the failure is logged and the connection still goes back.
  */
 public final class Pools {
 
@@ -64,7 +64,7 @@ public final class Pools {
         return own(app, name, size, null, null);
     }
 
-    /** Runs {@code resetSql} on a connection before it goes back to {@code app}; package-private for its test. */
+    /** Runs {@code resetSql} on {@code c}, committed unless it is in auto-commit (its open work rolled back first). */
     static void reset(Connection c, String resetSql) throws SQLException {
         if (c.isClosed()) {
             return;
