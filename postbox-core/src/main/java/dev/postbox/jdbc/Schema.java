@@ -32,11 +32,12 @@ public final class Schema {
 
     /** Every schema version, in order. A new version appends a file name here. */
     static final List<String> VERSIONS = List.of("V1__postbox_tables.sql", "V2__relay.sql", "V3__database_ids.sql",
-            "V4__relay_leases.sql", "V5__guard_index.sql", "V6__job_leases.sql", "V7__archive_lookups.sql");
+            "V4__relay_leases.sql", "V5__guard_index.sql", "V6__job_leases.sql", "V7__archive_lookups.sql",
+            "V8__operations.sql");
 
     private static final Logger log = LoggerFactory.getLogger(Schema.class);
     private static final Pattern DEFAULT_NAMES =
-            Pattern.compile("\\bbiz_(?=(outbox_event|message_event|consume_log|compensation_log|admin_log|job_lease)(\\b|_))");
+            Pattern.compile("\\bbiz_(?=(outbox_event|message_event|consume_log|compensation_log|admin_log|admin_action|job_lease|event_attempt|relay_instance|relay_stats)(\\b|_))");
 
     private final DataSource dataSource;
     private final Dialect dialect;

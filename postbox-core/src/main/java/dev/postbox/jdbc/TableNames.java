@@ -67,6 +67,26 @@ public record TableNames(String prefix) {
         return prefix + "job_lease";
     }
 
+    /** Failed attempts of outbox and message events (an event's timeline). */
+    public String eventAttempt() {
+        return prefix + "event_attempt";
+    }
+
+    /** Operator actions (one event or a bulk action): who, when, why, on what, how many. */
+    public String adminAction() {
+        return prefix + "admin_action";
+    }
+
+    /** Relays and workers with their last heartbeat. */
+    public String relayInstance() {
+        return prefix + "relay_instance";
+    }
+
+    /** Per-heartbeat counts and latency of each relay or worker. */
+    public String relayStats() {
+        return prefix + "relay_stats";
+    }
+
     /** The table in which the programmatic installer records applied schema versions. */
     public String schemaHistory() {
         return prefix + "postbox_schema";

@@ -172,10 +172,10 @@ public abstract class SchemaContract extends DatabaseContract {
 
         v5.schema().install();
 
-        assertThat(v5.schema().installedVersion()).isEqualTo(7).isEqualTo(Schema.VERSIONS.size());
+        assertThat(v5.schema().installedVersion()).isEqualTo(8).isEqualTo(Schema.VERSIONS.size());
         assertThat(queryLong(census)).as("every row with its status and deleted flag").isEqualTo(rows);
         assertThat(count(v5.tables().compensationLog())).isEqualTo(1);
-        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(7);
+        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(8);
         assertThat(indexedColumns(v5.tables().outboxArchive())).as("version 7: archived events by trace id")
                 .contains("trace_id");
         assertThat(columns(v5.tables().jobLease())).containsExactlyInAnyOrder("job_name", "owner", "lease_until",
@@ -191,6 +191,41 @@ public abstract class SchemaContract extends DatabaseContract {
         inTx(c -> v5.outbox().write(c, OutboxEvent.builder().eventNo("V6-1").aggregate("ORDER", "O-1")
                 .eventType("X").channel("MQ").payload("{}").build()));
         assertThat(count(outbox)).isEqualTo(201);
+    }
+
+    @Test
+    final void aPopulatedInstallOfVersionSevenGetsTheOperationsTablesAndKeepsItsAdminLog() throws Exception {
+        Postbox v7 = newPostbox(b -> b.tablePrefix("v7_"));
+        v7.schema().install(7);
+        for (int i = 0; i < 20; i++) {
+            int n = i;
+            inTx(c -> v7.outbox().write(c, OutboxEvent.builder().eventNo("V7-" + n).aggregate("ORDER", "O-" + n % 3)
+                    .eventType("X").channel("MQ").payload("{}").build()));
+        }
+        exec("UPDATE " + v7.tables().outbox() + " SET publish_status = 5 WHERE id % 2 = 0");
+        assertThat(v7.admin().retryWhere(dev.postbox.admin.AdminFilter.status(dev.postbox.outbox.OutboxStatus.DEAD, 100),
+                "ops", "before the upgrade")).isEqualTo(10);
+        assertThat(tableExists(v7.tables().eventAttempt())).as("version 7 has no attempt table").isFalse();
+
+        v7.schema().install();
+
+        assertThat(v7.schema().installedVersion()).isEqualTo(8);
+        assertThat(count(v7.tables().adminLog())).as("the admin log of version 7 is kept").isEqualTo(10);
+        assertThat(queryLong("SELECT COUNT(*) FROM " + v7.tables().adminLog() + " WHERE action_id IS NULL"))
+                .as("rows from before version 8 belong to no action").isEqualTo(10);
+        assertThat(columns(v7.tables().eventAttempt())).containsExactlyInAnyOrder("id", "event_kind", "event_id",
+                "event_no", "attempt", "outcome", "error", "instance", "next_retry_time", "create_time");
+        assertThat(columns(v7.tables().adminAction())).contains("filter_text", "dry_run_count", "cap",
+                "changed_count", "action_status", "actor", "reason");
+        assertThat(columns(v7.tables().relayInstance())).contains("instance", "role", "last_seen_time");
+        assertThat(columns(v7.tables().relayStats())).contains("window_start", "succeeded", "latency_hist");
+        assertThat(indexedColumns(v7.tables().eventAttempt())).contains("event_no", "create_time");
+        exec("INSERT INTO " + v7.tables().eventAttempt() + " (event_kind, event_id, event_no, attempt, outcome,"
+                + " create_time) VALUES ('OUTBOX', 1, 'V7-0', 1, 'FAILED', CURRENT_TIMESTAMP)");
+        exec("INSERT INTO " + v7.tables().adminAction() + " (action, target, filter_text, action_status, actor, reason,"
+                + " create_time) VALUES ('RETRY', 'OUTBOX', 'status:dead', 'DONE', 'ops', 'test', CURRENT_TIMESTAMP)");
+        assertThat(count(v7.tables().eventAttempt()) + count(v7.tables().adminAction()))
+                .as("the database assigns ids in the new tables").isEqualTo(2);
     }
 
     /** The columns that lead an index of {@code table}. */
