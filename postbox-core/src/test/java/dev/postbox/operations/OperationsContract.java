@@ -265,6 +265,9 @@ public abstract class OperationsContract extends DatabaseContract {
         write("A6-POISON", "ORDER", "A6", "orders");     // DEAD head with nothing behind it: still holds A6 back
         drain(answering(POISON), Set.of("audit"));
         ops = postbox.operations(OperationsConfig.defaults().unorderedTopics(Set.of("audit")));
+        write("A7-1", "ORDER", "A7", "orders");          // a DEAD event behind a PENDING one is not (yet) a head
+        write("A7-2", "ORDER", "A7", "orders");
+        set("A7-2", "publish_status = 5, fail_reason = 'poison'");
 
         Page<BlockedAggregate> blocked = ops.blockedAggregates(PageRequest.first(50), viewer);
         assertThat(blocked.items()).extracting(BlockedAggregate::aggregateId, b -> b.head().eventNo(),
@@ -288,7 +291,9 @@ public abstract class OperationsContract extends DatabaseContract {
         assertThat(ops.blockedAggregates(PageRequest.first(50), viewer).items()).extracting(BlockedAggregate::aggregateId)
                 .containsExactly("A3", "A4", "A6");
         drain(answering(POISON), Set.of("audit"));
-        assertThat(List.of("A1-2", "A1-3")).allSatisfy(no -> assertThat(status(no)).isEqualTo("PUBLISHED"));
+        assertThat(List.of("A1-2", "A1-3", "A7-1")).allSatisfy(no -> assertThat(status(no)).isEqualTo("PUBLISHED"));
+        assertThat(ops.blockedAggregates(PageRequest.first(50), viewer).items()).extracting(BlockedAggregate::aggregateId)
+                .as("A7's DEAD event is its head now").containsExactly("A3", "A4", "A6", "A7");
         // cancel the whole sequence of A3; retry A4's head with a publisher that now works
         ActionResult sequence = ops.cancelSequence("ORDER", "A3", "order withdrawn", operator);
         assertThat(sequence.changes()).extracting(AuditChange::eventNo, AuditChange::fromStatus)
@@ -299,7 +304,7 @@ public abstract class OperationsContract extends DatabaseContract {
         drain(answering(r -> PublishResult.published()), Set.of("audit"));
         assertThat(List.of("A4-FLAKY", "A4-2")).allSatisfy(no -> assertThat(status(no)).isEqualTo("PUBLISHED"));
         assertThat(ops.blockedAggregates(PageRequest.first(50), viewer).items()).extracting(BlockedAggregate::aggregateId)
-                .containsExactly("A6");
+                .containsExactly("A6", "A7");
         assertThat(postbox.operations(OperationsConfig.defaults().ordered(false)).blockedAggregates(PageRequest.first(5),
                 viewer).items()).as("an unordered relay holds nothing back").isEmpty();
     }
