@@ -7,7 +7,8 @@ import java.time.Instant;
  *
  * @param auditId  its audit entry
  * @param changed  events changed
- * @param skipped  matching events that had changed status since (e.g. published meanwhile) and were left alone
+ * @param skipped  events the dry run counted (up to the cap) that no longer applied when the action reached them
+ *                 (e.g. published meanwhile) and were left alone
  * @param status   DONE or FAILED
  * @param error    why it failed (the events changed before stay changed and are in the audit log)
  */

@@ -22,7 +22,11 @@ public interface Operations {
     /** Backlog, throughput, latency, live relays and problems; read at most once per {@link OperationsConfig#overviewTtl()}. */
     Overview overview(Operator who);
 
-    /** Outbox events matching a search ({@link dev.postbox.query.SearchQuery}'s language), newest first, keyset-paged. */
+    /**
+     * Events of {@code kind} matching a search ({@link dev.postbox.query.SearchQuery}'s language for the outbox,
+     * {@link dev.postbox.query.MessageSearchQuery}'s for message events), newest first, keyset-paged; an
+     * {@code event_no:} found nowhere live is looked up in the archive.
+     */
     SearchPage search(EventKind kind, String query, PageRequest page, Operator who);
 
     /** Everything about one event but its payload, or empty if no live or archived event has this event_no. */

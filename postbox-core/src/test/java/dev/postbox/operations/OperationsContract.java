@@ -569,6 +569,24 @@ public abstract class OperationsContract extends DatabaseContract {
     }
 
     @Test
+    final void aBulkActionThatFailsHalfWayIsRecordedAsFailedWithWhatItChanged() throws Exception {
+        deadEvents(600, "half");
+        BulkRequest r = new BulkRequest(EventKind.OUTBOX, BulkRequest.Action.CANCEL, "topic:half", 1_000, "clean up");
+        BulkPreview preview = ops.preview(r, operator);
+        BulkResult result = ops.bulk(r, preview.token(), (changed, examined, planned) -> {
+            throw new IllegalStateException("the console's connection went away after " + changed);
+        }, operator);
+        assertThat(result.status()).isEqualTo("FAILED");
+        assertThat(result.changed()).as("the first chunk committed").isEqualTo(Bulk.CHUNK);
+        assertThat(result.error()).contains("went away after 500");
+        AuditEntry a = ops.audit(AuditQuery.all(), PageRequest.first(1), viewer).items().get(0);
+        assertThat(a).extracting(AuditEntry::status, AuditEntry::changed, AuditEntry::error)
+                .containsExactly("FAILED", 500, result.error());
+        assertThat(a.finishTime()).isNotNull();
+        assertThat(queryLong("SELECT COUNT(*) FROM " + postbox.tables().outbox() + " WHERE publish_status = 4")).isEqualTo(500);
+    }
+
+    @Test
     final void aBulkActionOnMessageEventsWorksTheSameWay() throws Exception {
         for (int i = 0; i < 4; i++) {
             int n = i;
