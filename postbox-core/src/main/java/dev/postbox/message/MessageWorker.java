@@ -56,9 +56,10 @@ public final class MessageWorker implements AutoCloseable {
                 config.threads(), config.pollMin(), config.pollMax(), log);
         WindowStats stats = new WindowStats(LatencyBuckets.upperBounds());
         this.cycles = new WorkerCycles(settings, config, pool, loop::closing, stats);
-        this.heartbeat = new Heartbeat(settings.dialect(), settings.tables(), pool, config.instanceId(), "worker",
-                "handlers " + String.join(", ", config.handlers().keySet()) + "; " + config.threads() + " thread(s), batch "
-                        + config.batchSize(), config.heartbeatInterval(), stats, log, "Message worker " + config.instanceId());
+        String detail = "handlers " + String.join(", ", config.handlers().keySet()) + "; " + config.threads()
+                + " thread(s), batch " + config.batchSize();
+        this.heartbeat = new Heartbeat(settings.dialect(), settings.tables(), pool, config.instanceId(), "worker", detail,
+                config.heartbeatInterval(), stats, log, "Message worker " + config.instanceId());
     }
 
     /** The settings this worker was built with (tests). */

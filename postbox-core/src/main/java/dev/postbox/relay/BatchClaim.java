@@ -128,7 +128,8 @@ final class BatchClaim {
             more.forEach(r -> all.put(r.id(), r));
         }
         if (heads.size() == firstHeads && all.size() < limit) {
-            claimer.claim(c, limit - all.size(), me, now, takeoverBefore, lockUntil, takeovers).forEach(r -> all.put(r.id(), r));
+            claimer.claim(c, limit - all.size(), me, now, takeoverBefore, lockUntil, takeovers)
+                    .forEach(r -> all.put(r.id(), r));
         }
         return new ArrayList<>(all.values());
     }

@@ -34,9 +34,9 @@ public enum RetentionTable {
             List.of(CompensationStatus.RUNNING.name())),
 
     /**
-     * {@code event_attempt}, the attempt history of outbox and message events (schema version 8): every row older
-     * than its window, by default that of the longest outbox or message rule ({@link RetentionPolicy#rules(RetentionTable)}).
-     * Deleted only: it has no archive twin.
+     * {@code event_attempt}, the attempt history of outbox and message events (schema version 8): every row
+     * older than its window, by default that of the longest outbox or message rule
+     * ({@link RetentionPolicy#rules(RetentionTable)}). Deleted only: it has no archive twin.
      */
     ATTEMPTS("attempts", null, false, List.of(), List.of());
 

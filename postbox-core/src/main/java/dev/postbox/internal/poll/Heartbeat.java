@@ -154,7 +154,8 @@ public final class Heartbeat implements AutoCloseable {
         lastCleanup = nanos;
         try {
             int[] deleted = Transactions.inTransaction(pool, owner + " heartbeat cleanup", c -> new int[] {
-                    sql.deleteStatsBefore(c, now.minus(STATS_KEPT)), sql.deleteInstancesBefore(c, now.minus(INSTANCES_KEPT))});
+                    sql.deleteStatsBefore(c, now.minus(STATS_KEPT)),
+                    sql.deleteInstancesBefore(c, now.minus(INSTANCES_KEPT))});
             if (deleted[0] + deleted[1] > 0) {
                 log.debug("{}: deleted {} old stats rows and {} instances not seen for {}", owner, deleted[0], deleted[1],
                         INSTANCES_KEPT);
