@@ -163,6 +163,7 @@ final class Details {
                 rs -> new TimelineEntry(s.dialect().readTime(rs, "create_time"), switch (rs.getString("outcome")) {
                     case "DEAD" -> "DEAD";
                     case OverviewReader.LEASE_EXPIRED -> "LEASE_EXPIRED";
+                    case "CANCELLED" -> "CANCELLED";
                     default -> "ATTEMPT_FAILED";
                 }, rs.getString("instance"), rs.getInt("attempt"), rs.getString("error"),
                         s.dialect().readTime(rs, "next_retry_time"), null)));

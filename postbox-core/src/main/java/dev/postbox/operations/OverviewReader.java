@@ -22,7 +22,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Reads the {@link Overview}, and keeps it for {@link OperationsConfig#overviewTtl()}: one caller refreshes it
  * while the others get the value before (no herd of identical reads when many screens refresh at once); only the
- * very first read makes callers wait. Every statement reads an index and is bounded: the backlogs (a count over the
+ * very first read makes callers wait. Liveness, job leases and the minutes of the last hour are judged by the
+ * database's clock, which wrote them; takeovers and the oldest pending event by this Postbox's. Every statement reads an index and is bounded: the backlogs (a count over the
  * status index of the unfinished and dead rows), the last hour of heartbeat stats (by window start, at most
  * {@value #MAX_STATS_ROWS} rows), the instances (at most {@value #MAX_INSTANCES}), the leases held (PUBLISHING rows,
  * at most {@value #MAX_LEASES}), the job leases, the takeovers among the newest {@value #MAX_ATTEMPTS} attempts of
@@ -51,6 +52,7 @@ final class OverviewReader {
     final String leasesSql;
     final String jobsSql;
     final String takeoversSql;
+    private final String nowSql;
 
     OverviewReader(Settings settings, OperationsConfig config, Queries queries, Blocking blocking) {
         this.s = settings;
@@ -58,6 +60,7 @@ final class OverviewReader {
         this.queries = queries;
         this.blocking = blocking;
         var t = settings.tables();
+        this.nowSql = "SELECT " + settings.dialect().currentTimeSql() + " AS db_now";
         this.statsSql = "SELECT instance, window_start, succeeded, failed, dead, latency_max_ms, latency_hist FROM "
                 + t.relayStats() + " WHERE window_start >= ? ORDER BY window_start LIMIT " + MAX_STATS_ROWS;
         this.instancesSql = "SELECT instance, role, host, detail, started_time, last_seen_time, stopped_time FROM "
@@ -104,10 +107,12 @@ final class OverviewReader {
         Instant hourAgo = now.minus(Duration.ofHours(1));
         long blocked = blocking.count(Overview.BLOCKED_CAP);
         return Sql.read(s, "operations overview", c -> {
-            List<Overview.Instance> instances = instances(c, now);
+            // heartbeats, stats windows and job leases carry the database's time: judged by it, whatever this clock says
+            Instant dbNow = Sql.first(c, s, nowSql, List.of(), rs -> s.dialect().readTime(rs, "db_now"));
+            List<Overview.Instance> instances = instances(c, dbNow);
             Map<String, String> roles = new HashMap<>();
             instances.forEach(i -> roles.put(i.instance(), i.role()));
-            List<Overview.Minute> lastHour = lastHour(c, now, roles);
+            List<Overview.Minute> lastHour = lastHour(c, dbNow, roles);
             long takeovers = Sql.first(c, s, takeoversSql, List.of(hourAgo), rs -> rs.getLong(1));
             return new Overview(s.clock().instant(), outbox, messages, lastHour, instances, blocked,
                     problems(outbox, messages, instances, blocked, takeovers));

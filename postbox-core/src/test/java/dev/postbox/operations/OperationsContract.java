@@ -360,10 +360,18 @@ public abstract class OperationsContract extends DatabaseContract {
     }
 
     @Test
-    final void aRealRelaysFailuresShowInTheTimelineAlsoWithoutAttemptRows() throws Exception {
+    final void aRealRelaysFailuresShowInTheTimelineFromItsAttemptRowsOrElseFromFailReason() throws Exception {
         write("P-POISON", "ORDER", "P-1", "orders");
         write("P-FLAKY", "ORDER", "P-2", "orders");
         drain(answering(POISON), Set.of());
+        EventDetail recorded = ops.event(EventKind.OUTBOX, "P-FLAKY", viewer).orElseThrow();
+        assertThat(recorded.timeline()).extracting(TimelineEntry::kind, TimelineEntry::who, TimelineEntry::attempt,
+                        TimelineEntry::detail)
+                .as("the relay's attempt row").containsExactly(org.assertj.core.groups.Tuple.tuple("CREATED", null, null, null),
+                        org.assertj.core.groups.Tuple.tuple("ATTEMPT_FAILED", "relay-t", 1, "broker busy"));
+        assertThat(ops.event(EventKind.OUTBOX, "P-POISON", viewer).orElseThrow().timeline())
+                .extracting(TimelineEntry::kind, TimelineEntry::who).containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("CREATED", null), org.assertj.core.groups.Tuple.tuple("DEAD", "relay-t"));
         exec("DELETE FROM " + postbox.tables().eventAttempt());     // as rows from before schema version 8 look
         EventDetail dead = ops.event(EventKind.OUTBOX, "P-POISON", viewer).orElseThrow();
         assertThat(dead.timeline()).extracting(TimelineEntry::kind).containsExactly("CREATED", "DEAD");

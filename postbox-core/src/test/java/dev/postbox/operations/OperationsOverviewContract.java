@@ -31,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The overview on a real database: backlogs, the last hour per minute from the heartbeat stats (counts and
  * latency percentiles from the histograms), relays and workers with the leases and job leases they hold, the
  * problems; served from cache for its TTL, and refreshed by one caller while the others get the value before.
- * The heartbeat rows are inserted as the relays and workers of schema version 8 write them.
+ * The heartbeat rows are inserted as the relays and workers of schema version 8 write them, by the database's clock
+ * (the suite's own clock is months away from it on purpose); the attempts by the Postbox clock.
  */
 public abstract class OperationsOverviewContract extends DatabaseContract {
 
@@ -57,6 +58,15 @@ public abstract class OperationsOverviewContract extends DatabaseContract {
                 }
             }
             ps.executeUpdate();
+        }
+    }
+
+    /** The database's time: heartbeats, stats windows and job leases are written by it. */
+    private Instant databaseNow() throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT "
+                + postbox.dialect().currentTimeSql() + " AS db_now"); java.sql.ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return postbox.dialect().readTime(rs, "db_now");
         }
     }
 
@@ -93,20 +103,21 @@ public abstract class OperationsOverviewContract extends DatabaseContract {
         inTx(c -> postbox.messages().create(c, dev.postbox.message.MessageEvent.builder().eventNo("M-DEAD").eventType("X")
                 .biz("ORDER", "O-9").payload("{}").build()));
         sql("UPDATE " + postbox.tables().message() + " SET event_status = 5");
-        instance("relay-1", "relay", START.minusSeconds(10), null);
-        instance("relay-2", "relay", START.minusSeconds(10), START.minusSeconds(5));
-        instance("relay-3", "relay", START.minus(Duration.ofHours(2)), null);
-        instance("relay-9", "relay", START.minus(Duration.ofDays(2)), null);
-        instance("worker-1", "worker", START.minusSeconds(5), null);
-        job("retention", "relay-1", START.plusSeconds(30));
-        job("archiver", "sweeper", START.plusSeconds(30));
-        job("expired", "relay-3", START.minusSeconds(60));
-        Instant minute = START.truncatedTo(ChronoUnit.MINUTES).minus(Duration.ofMinutes(5));
+        Instant db = databaseNow();
+        instance("relay-1", "relay", db.minusSeconds(10), null);
+        instance("relay-2", "relay", db.minusSeconds(10), db.minusSeconds(5));
+        instance("relay-3", "relay", db.minus(Duration.ofHours(2)), null);
+        instance("relay-9", "relay", db.minus(Duration.ofDays(2)), null);
+        instance("worker-1", "worker", db.minusSeconds(5), null);
+        job("retention", "relay-1", db.plusSeconds(30));
+        job("archiver", "sweeper", db.plusSeconds(30));
+        job("expired", "relay-3", db.minusSeconds(60));
+        Instant minute = db.truncatedTo(ChronoUnit.MINUTES).minus(Duration.ofMinutes(5));
         stats("relay-1", minute.plusSeconds(3), 100, 3, 1, 4_200, "0,50,0,0,49,0,0,0,0,1,0,0,0,0");
         stats("relay-1", minute.plusSeconds(13), 0, 0, 0, 0, "0,0,0,0,0,0,0,0,0,0,0,0,0,0");
         stats("worker-1", minute.plusSeconds(20), 20, 0, 0, 4, "20,0,0,0,0,0,0,0,0,0,0,0,0,0");
         stats("relay-1", minute.minus(Duration.ofMinutes(10)), 7, 0, 0, 30_000, "1,2");
-        stats("relay-1", START.minus(Duration.ofHours(2)), 999, 0, 0, 1, null);
+        stats("relay-1", db.minus(Duration.ofHours(2)), 999, 0, 0, 1, null);
         OperationsFixture.attempt(ds, postbox, "OUTBOX", "E-1", 0, "LEASE_EXPIRED", "relay stopped", "relay-2",
                 START.minus(Duration.ofMinutes(30)));
         OperationsFixture.attempt(ds, postbox, "OUTBOX", "E-2", 0, "LEASE_EXPIRED", "relay stopped", "relay-2",
@@ -123,8 +134,10 @@ public abstract class OperationsOverviewContract extends DatabaseContract {
         assertThat(o.outbox().dead()).isEqualTo(1);
         assertThat(o.messages().dead()).isEqualTo(1);
         assertThat(o.lastHour()).hasSize(60);
-        assertThat(o.lastHour().get(0).start()).isEqualTo(START.truncatedTo(ChronoUnit.MINUTES).minus(Duration.ofMinutes(59)));
-        assertThat(o.lastHour().get(59).start()).isEqualTo(START.truncatedTo(ChronoUnit.MINUTES));
+        Instant last = o.lastHour().get(59).start();
+        assertThat(last).as("the database's current minute (or the next, read a moment later)")
+                .isIn(db.truncatedTo(ChronoUnit.MINUTES), db.truncatedTo(ChronoUnit.MINUTES).plus(Duration.ofMinutes(1)));
+        assertThat(o.lastHour().get(0).start()).isEqualTo(last.minus(Duration.ofMinutes(59)));
         Overview.Minute m = o.lastHour().stream().filter(x -> x.start().equals(minute)).findFirst().orElseThrow();
         assertThat(m).extracting(Overview.Minute::published, Overview.Minute::handled, Overview.Minute::failed,
                         Overview.Minute::dead, Overview.Minute::p50Millis, Overview.Minute::p99Millis, Overview.Minute::maxMillis)
@@ -154,7 +167,7 @@ public abstract class OperationsOverviewContract extends DatabaseContract {
         write("E-DEAD-2", "O-3");
         sql("UPDATE " + postbox.tables().outbox() + " SET publish_status = 5 WHERE event_no = 'E-DEAD-2'");
         sql("UPDATE " + postbox.tables().relayInstance() + " SET last_seen_time = ? WHERE instance = 'relay-1'",
-                START.minus(Duration.ofMinutes(10)));
+                db.minus(Duration.ofMinutes(10)));
         clock.advance(Duration.ofSeconds(4));
         assertThat(ops.overview(viewer)).isSameAs(o);
         clock.advance(Duration.ofSeconds(1));
@@ -164,6 +177,49 @@ public abstract class OperationsOverviewContract extends DatabaseContract {
         assertThat(fresh.problems().get(0)).extracting(Overview.Problem::severity, Overview.Problem::code)
                 .containsExactly(Overview.Severity.CRITICAL, "NO_LIVE_RELAY");
         assertThat(fresh.problems().get(0).message()).contains("5 unfinished events");
+    }
+
+    @Test
+    final void aRunningRelayShowsAsAliveWithWhatItPublishedAndAsGoneOnceClosed() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            write("R-" + i, "O-" + i);
+        }
+        Operations ops = postbox.operations(OperationsConfig.defaults());
+        java.util.concurrent.ConcurrentLinkedQueue<String> published = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        dev.postbox.spi.Publisher publisher = records -> records.stream().map(r -> {
+            published.add(r.eventNo());
+            return (java.util.concurrent.CompletionStage<dev.postbox.spi.PublishResult>)
+                    java.util.concurrent.CompletableFuture.completedFuture(dev.postbox.spi.PublishResult.published());
+        }).toList();
+        try (dev.postbox.relay.Relay relay = postbox.relay(publisher).instanceId("relay-live").poolSize(2)
+                .clockSkewCheck(false).heartbeatInterval(Duration.ofMillis(100)).start()) {
+            dev.postbox.testing.Await.until("five events published and counted by a heartbeat", Duration.ofSeconds(20),
+                    () -> published.size() == 5 && total(postbox.tables().relayStats()) == 5);
+            Overview o = ops.overview(viewer);
+            assertThat(o.instances()).filteredOn(i -> i.instance().equals("relay-live")).singleElement()
+                    .satisfies(i -> {
+                        assertThat(i.alive()).isTrue();
+                        assertThat(i.role()).isEqualTo("relay");
+                        assertThat(i.stoppedTime()).isNull();
+                    });
+            assertThat(o.lastHour().stream().mapToLong(Overview.Minute::published).sum()).isEqualTo(5);
+            assertThat(o.lastHour().stream().filter(m -> m.published() > 0)).allMatch(m -> m.p99Millis() != null);
+            assertThat(o.problems()).extracting(Overview.Problem::code).doesNotContain("NO_LIVE_RELAY");
+        }
+        write("R-late", "O-9");
+        clock.advance(OperationsConfig.DEFAULT_OVERVIEW_TTL);
+        Overview after = ops.overview(viewer);
+        assertThat(after.instances()).filteredOn(i -> i.instance().equals("relay-live")).singleElement()
+                .satisfies(i -> assertThat(i.stoppedTime()).isNotNull()).extracting(Overview.Instance::alive).isEqualTo(false);
+        assertThat(after.problems().get(0).code()).isEqualTo("NO_LIVE_RELAY");
+    }
+
+    private long total(String statsTable) {
+        try {
+            return queryLong("SELECT COALESCE(SUM(succeeded), 0) FROM " + statsTable);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
