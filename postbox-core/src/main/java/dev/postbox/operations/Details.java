@@ -33,7 +33,7 @@ final class Details {
     static final int RELATED = 50;
     static final int MAX_CONSUMERS = 100;
 
-    /** A row of the event table, as far as the detail needs it. */
+    /** A row of the event table, as far as the detail needs it; the payload is null unless it was asked for. */
     record Found(EventSummary summary, Map<String, String> fields, String headers, String payload, int status,
                  Instant successTime, Instant lastAttemptTime, Instant nextRetryTime) {
     }
@@ -57,12 +57,16 @@ final class Details {
         for (EventKind kind : EventKind.values()) {
             EventTable table = EventTable.of(kind, t);
             tables.put(kind, table);
-            String columns = String.join(", ", table.detailColumns()) + ", event_payload"
-                    + (kind == EventKind.OUTBOX ? ", event_headers" : "");
-            byEventNoSql.put(kind, new String[] {
-                    "SELECT " + columns + " FROM " + table.table() + " WHERE event_no = ?",
-                    "SELECT " + columns + ", archived_time FROM " + table.archive()
-                            + " WHERE event_no = ? ORDER BY event_no DESC, id DESC LIMIT 1"});
+            String columns = String.join(", ", table.detailColumns()) + (kind == EventKind.OUTBOX ? ", event_headers" : "");
+            // without and with the payload: a detail page never reads it
+            String[] sql = new String[4];
+            for (int withPayload = 0; withPayload < 2; withPayload++) {
+                String selected = columns + (withPayload == 1 ? ", event_payload" : "");
+                sql[2 * withPayload] = "SELECT " + selected + " FROM " + table.table() + " WHERE event_no = ?";
+                sql[2 * withPayload + 1] = "SELECT " + selected + ", archived_time FROM " + table.archive()
+                        + " WHERE event_no = ? ORDER BY event_no DESC, id DESC LIMIT 1";
+            }
+            byEventNoSql.put(kind, sql);
         }
         this.attemptsSql = "SELECT attempt, outcome, error, instance, next_retry_time, create_time FROM " + t.eventAttempt()
                 + " WHERE event_no = ? AND event_kind = ? ORDER BY event_no DESC, id DESC LIMIT " + TIMELINE;
@@ -91,13 +95,14 @@ final class Details {
         return tables.get(kind);
     }
 
-    /** The live row with this event_no, else the newest archived one. */
-    Optional<Found> find(Connection c, EventKind kind, String eventNo) throws SQLException {
+    /** The live row with this event_no, else the newest archived one; its payload only when {@code withPayload}. */
+    Optional<Found> find(Connection c, EventKind kind, String eventNo, boolean withPayload) throws SQLException {
         EventTable table = tables.get(kind);
         String[] sql = byEventNoSql.get(kind);
-        for (int i = 0; i < sql.length; i++) {
+        for (int i = 0; i < 2; i++) {
             boolean archived = i == 1;
-            Found f = Sql.first(c, s, sql[i], List.of(eventNo), rs -> read(rs, table, archived));
+            Found f = Sql.first(c, s, sql[(withPayload ? 2 : 0) + i], List.of(eventNo),
+                    rs -> read(rs, table, archived, withPayload));
             if (f != null) {
                 return Optional.of(f);
             }
@@ -107,7 +112,7 @@ final class Details {
 
     Optional<EventDetail> event(EventKind kind, String eventNo) {
         return Sql.read(s, "event detail of " + eventNo, c -> {
-            Optional<Found> found = find(c, kind, eventNo);
+            Optional<Found> found = find(c, kind, eventNo, false);
             if (found.isEmpty()) {
                 return Optional.empty();
             }
@@ -129,7 +134,7 @@ final class Details {
         });
     }
 
-    private Found read(ResultSet rs, EventTable table, boolean archived) throws SQLException {
+    private Found read(ResultSet rs, EventTable table, boolean archived, boolean withPayload) throws SQLException {
         Map<String, String> fields = new HashMap<>();
         for (String column : table.detailColumns()) {
             fields.put(column, text(rs, column));
@@ -139,7 +144,8 @@ final class Details {
         }
         EventSummary summary = table.summary(rs, s.dialect(), archived);
         boolean outbox = table.kind() == EventKind.OUTBOX;
-        return new Found(summary, fields, outbox ? rs.getString("event_headers") : null, rs.getString("event_payload"),
+        return new Found(summary, fields, outbox ? rs.getString("event_headers") : null,
+                withPayload ? rs.getString("event_payload") : null,
                 rs.getInt(table.statusColumn()), s.dialect().readTime(rs, table.successTime()),
                 s.dialect().readTime(rs, outbox ? "last_publish_time" : "last_handle_time"),
                 s.dialect().readTime(rs, "next_retry_time"));
@@ -228,8 +234,8 @@ final class Details {
     }
 
     /** The statement that finds an event by event_no: in the live table, or ({@code archived}) in the archive. */
-    String byEventNoSql(EventKind kind, boolean archived) {
-        return byEventNoSql.get(kind)[archived ? 1 : 0];
+    String byEventNoSql(EventKind kind, boolean archived, boolean withPayload) {
+        return byEventNoSql.get(kind)[(withPayload ? 2 : 0) + (archived ? 1 : 0)];
     }
 
     private List<CompensationRecord> compensations(Connection c, String bizType, String bizKey) throws SQLException {

@@ -150,7 +150,7 @@ final class JdbcOperations implements Operations {
             }
         }
         if (items.isEmpty() && eventNo != null && page.after() == null) {
-            Optional<EventSummary> archived = Sql.read(s, "archived event " + eventNo, c -> details.find(c, kind, eventNo))
+            Optional<EventSummary> archived = Sql.read(s, "archived event " + eventNo, c -> details.find(c, kind, eventNo, false))
                     .map(Details.Found::summary).filter(EventSummary::archived);
             if (archived.isPresent()) {
                 items.add(archived.get());
@@ -177,7 +177,7 @@ final class JdbcOperations implements Operations {
         kind(kind);
         eventNo(eventNo);
         reason(reason);
-        Optional<Details.Found> found = Sql.read(s, "payload of " + eventNo, c -> details.find(c, kind, eventNo));
+        Optional<Details.Found> found = Sql.read(s, "payload of " + eventNo, c -> details.find(c, kind, eventNo, true));
         if (found.isEmpty()) {
             return Optional.empty();
         }
