@@ -119,7 +119,7 @@ final class BulkRuns implements AutoCloseable {
             run.result = result;
             run.changed = result.changed();
             run.status = "FAILED".equals(result.status()) ? "FAILED" : "DONE";
-            log.info("console: bulk {} {} by {} ended {}: {} changed, {} skipped (run {}, audit {})",
+            log.debug("console: bulk {} {} by {} ended {}: {} changed, {} skipped (run {}, audit {})",
                     run.request.action(), run.request.kind(), who.name(), run.status, result.changed(), result.skipped(),
                     run.runId, result.auditId());
         } catch (ValidationException e) {
