@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code scripts/bench <drain|latency|steady|write|retention|chaos> [--option value ...]}: runs one scenario on a throw-away
+ * {@code scripts/bench <drain|latency|steady|write|retention|search|chaos> [--option value ...]}: runs one scenario on a throw-away
  * database (chaos: on a private database server it starts and crashes) and prints, on stdout, {@code PARAMS}, the database, the {@code CEILING} measured in the same
  * run, progress, and last the {@code RESULT} line. Logs go to stderr. Exit code 0 when every check
  * passed, 1 when a check failed or the run broke, 2 for a bad command line.
@@ -14,7 +14,7 @@ public final class Bench {
 
     /** Every command, in the order the usage lists them. */
     static final List<Command> COMMANDS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench(),
-            new WriteBench(), new RetentionBench(), new ChaosBench());
+            new WriteBench(), new RetentionBench(), new SearchBench(), new ChaosBench());
 
     private Bench() {
     }
@@ -80,6 +80,8 @@ public final class Bench {
                 + " PostgreSQL) at each --producers concurrency (a list), no relay unless --relay on;"
                 + " retention: --history rows PUBLISHED 30 days ago, then the steady workload alone (baseline) and with"
                 + " retention.runOnce() in a loop (cleanup; --strategy delete|archive, --duty-cycle of the retention, policy outbox(PUBLISHED, 7 days));"
+                + " search: --rows events over 30 days, then first pages of the console's search per qualifier (p50/p99/max,"
+                + " a primary-key lookup as the read ceiling);"
                 + " every command prints cpu_ms_per_1k (this JVM's CPU per 1,000 events, bench included; chaos: of all its processes);"
                 + " chaos: separate producer, relay and sink processes on a private database server, with relay kills,"
                 + " a database crash and a sink outage (--db postgres|mariadb);"
