@@ -3,6 +3,7 @@ package dev.postbox.console;
 import dev.postbox.testing.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -50,6 +51,50 @@ class H2ConsoleBrowserTest extends ConsoleFixture {
     @Override
     protected TestDatabase newDatabase() {
         return TestDatabase.h2();
+    }
+
+    /** The real clock here: the charts show the relays' stats of the last hour, which are written in real time. */
+    @Override
+    protected dev.postbox.Postbox newPostbox(java.util.function.Consumer<dev.postbox.Postbox.Builder> customizer) {
+        return super.newPostbox(b -> {
+            b.clock(java.time.Clock.systemUTC());
+            customizer.accept(b);
+        });
+    }
+
+    /** A relay that runs (with heartbeats, so with stats rows) publishes 40 more orders, then stops. */
+    @BeforeEach
+    final void someTrafficForTheCharts() throws Exception {
+        inTx(c -> {
+            for (int i = 100; i < 140; i++) {
+                postbox.outbox().write(c, dev.postbox.outbox.OutboxEvent.builder().eventNo("ORDER_CREATED:ORD-" + i)
+                        .aggregate("ORDER", "ORD-" + i).eventType("ORDER_CREATED").channel("MQ").topic("orders")
+                        .payload("{\"order\":" + i + "}").build());
+            }
+            return null;
+        });
+        dev.postbox.spi.Publisher ok = records -> records.stream()
+                .<java.util.concurrent.CompletionStage<dev.postbox.spi.PublishResult>>map(r ->
+                        java.util.concurrent.CompletableFuture.completedFuture(dev.postbox.spi.PublishResult.published()))
+                .toList();
+        try (dev.postbox.relay.Relay relay = postbox.relay(ok).instanceId("relay-charts").batchSize(10)
+                .heartbeatInterval(Duration.ofMillis(100)).clockSkewCheck(false).start()) {
+            dev.postbox.testing.Await.until("the 40 orders published", Duration.ofSeconds(30), () -> {
+                try {
+                    return queryLong("SELECT COUNT(*) FROM " + postbox.tables().outbox()
+                            + " WHERE event_no LIKE 'ORDER_CREATED:ORD-1__' AND publish_status = " + dev.postbox.outbox.OutboxStatus.PUBLISHED.code()) == 40;
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            dev.postbox.testing.Await.until("a stats row", Duration.ofSeconds(30), () -> {
+                try {
+                    return queryLong("SELECT COUNT(*) FROM " + postbox.tables().relayStats() + " WHERE succeeded > 0") > 0;
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+        }
     }
 
     @BeforeAll
@@ -116,8 +161,9 @@ class H2ConsoleBrowserTest extends ConsoleFixture {
         // 1. the overview: backlog cards with the DEAD count, the charts, the problems
         WebElement outboxCard = visible("[data-test=backlog-card][data-kind=outbox]");
         assertThat(outboxCard.findElement(By.cssSelector("[data-test=backlog-dead]")).getText()).isEqualTo("7");
-        visible("[data-test=chart-throughput] svg");
-        visible("[data-test=chart-latency] svg");
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("[data-test=chart-throughput] svg rect.bar-ok")));
+        wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("[data-test=chart-latency] svg path.line-p99")));
+        assertThat(visible("[data-test=instance-row]").getText()).contains("relay-charts");
         assertThat(browser.findElements(By.cssSelector("[data-test=problem]"))).isNotEmpty();
         assertThat(visible("[data-test=me]").getText()).contains(OPERATOR);
         shot("01-overview");
