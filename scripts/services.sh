@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Makes sure the services the integration tests use are installed and running on loopback
 # (see DEVELOPERS.md): PostgreSQL 5432, MariaDB 3306, RabbitMQ 5672, NATS with JetStream 4222 and
-# Redis 6379 (not used by tests yet). Idempotent: a running service is left alone; a stopped one is
-# started; a missing one is installed from Debian packages first. Prints one line per service and exits
+# Redis 6379 (not used by tests yet), and headless Chromium with its chromedriver for the console's browser
+# test (no port: "ready" means both binaries answer --version). Idempotent: a running service is left
+# alone; a stopped one is started; a missing one is installed from Debian packages first. Prints one line per service and exits
 # non-zero, naming the service, if one does not come up within $POSTBOX_SERVICES_TIMEOUT seconds (60).
 #
-# Usage: scripts/services.sh [postgresql|mariadb|rabbitmq|nats|redis ...]   (default: all of them)
+# Usage: scripts/services.sh [postgresql|mariadb|rabbitmq|nats|redis|chromium ...]   (default: all of them)
 # Needs root (or sudo) only for what it has to install, start or configure.
 set -euo pipefail
 
-ALL=(postgresql mariadb rabbitmq nats redis)
+ALL=(postgresql mariadb rabbitmq nats redis chromium)
+# PACKAGE: the Debian packages of each (space-separated); PORT: where it listens (none for a program)
 declare -A PACKAGE=([postgresql]=postgresql [mariadb]=mariadb-server [rabbitmq]=rabbitmq-server
-                    [nats]=nats-server [redis]=redis-server)
-declare -A PORT=([postgresql]=5432 [mariadb]=3306 [rabbitmq]=5672 [nats]=4222 [redis]=6379)
+                    [nats]=nats-server [redis]=redis-server [chromium]="chromium chromium-driver")
+declare -A PORT=([postgresql]=5432 [mariadb]=3306 [rabbitmq]=5672 [nats]=4222 [redis]=6379 [chromium]=)
 TIMEOUT=${POSTBOX_SERVICES_TIMEOUT:-60}
 LOG=${TMPDIR:-/tmp}/postbox-services.log
 
@@ -32,6 +34,10 @@ nats_ready() { # no client needed: the server greets with an INFO line that says
     local info
     info=$(timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.1/4222 && head -n 1 <&3' 2>/dev/null) || return 1
     [[ $info == INFO* && $info == *'"jetstream":true'* ]]
+}
+# a program, not a server: both binaries run (the console's browser test uses exactly these paths)
+chromium_ready() {
+    timeout 20 /usr/bin/chromium --version >/dev/null 2>&1 && timeout 20 /usr/bin/chromedriver --version >/dev/null 2>&1
 }
 
 # --- start commands of this machine kind (no systemd) ----------------------------------------------
@@ -64,6 +70,8 @@ nats_start() {
     as_root start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
         -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log
 }
+
+chromium_start() { :; } # nothing to start: the test starts the browser
 
 redis_start() {
     as_root mkdir -p /var/lib/redis /var/log/redis
@@ -123,6 +131,7 @@ SQL
 rabbitmq_configure() { :; }
 nats_configure() { :; }
 redis_configure() { :; }
+chromium_configure() { :; }
 
 # --- main -------------------------------------------------------------------------------------------
 
@@ -130,7 +139,7 @@ wait_ready() {
     local name=$1 deadline=$((SECONDS + TIMEOUT))
     until "${name}_ready"; do
         if ((SECONDS >= deadline)); then
-            echo "services.sh: $name did not come up on 127.0.0.1:${PORT[$name]} within ${TIMEOUT}s;" \
+            echo "services.sh: $name did not come up${PORT[$name]:+ on 127.0.0.1:${PORT[$name]}} within ${TIMEOUT}s;" \
                  "last lines of $LOG:" >&2
             tail -n 20 "$LOG" >&2
             exit 1
@@ -147,7 +156,9 @@ done
 
 missing=()
 for name in "${services[@]}"; do
-    installed "${PACKAGE[$name]}" || missing+=("${PACKAGE[$name]}")
+    for package in ${PACKAGE[$name]}; do
+        installed "$package" || missing+=("$package")
+    done
 done
 if ((${#missing[@]})); then
     echo "installing ${missing[*]} (log: $LOG)"
@@ -159,13 +170,16 @@ fi
 for name in "${services[@]}"; do
     if "${name}_ready"; then
         state="already running"
+        [[ -n ${PORT[$name]} ]] || state=present
     else
         state=started
-        [[ " ${missing[*]} " != *" ${PACKAGE[$name]} "* ]] || state="installed+started"
+        for package in ${PACKAGE[$name]}; do
+            [[ " ${missing[*]} " != *" $package "* ]] || state="installed+started"
+        done
         echo "--- $(date -u +%FT%TZ) starting $name" >>"$LOG"
         "${name}_start" >>"$LOG" 2>&1 || echo "(start command of $name exited with $?)" >>"$LOG"
         wait_ready "$name"
     fi
     changes=$("${name}_configure")
-    echo "$name: $state on 127.0.0.1:${PORT[$name]}${changes:+ ($changes)}"
+    echo "$name: $state${PORT[$name]:+ on 127.0.0.1:${PORT[$name]}}${changes:+ ($changes)}"
 done

@@ -51,6 +51,7 @@ public final class Postbox {
     private final dev.postbox.admin.Admin admin;
     private final dev.postbox.inbox.Inbox inbox;
     private final dev.postbox.compensation.Compensations compensations;
+    private volatile dev.postbox.operations.Operations operations;
 
     private Postbox(Settings settings) {
         this.settings = settings;
@@ -143,6 +144,34 @@ public final class Postbox {
     /** A person's retry and cancel of outbox events, recorded with who and why. */
     public dev.postbox.admin.Admin admin() {
         return admin;
+    }
+
+    /**
+     * The operations service with {@link dev.postbox.operations.OperationsConfig#defaults()}: what the console's API,
+     * web UI and CLI do (overview, search, event detail, blocked aggregates, audited retries, cancels and bulk actions).
+     * One instance per Postbox, made on first use (its overview cache and dry-run tokens are its own).
+     */
+    public dev.postbox.operations.Operations operations() {
+        dev.postbox.operations.Operations o = operations;
+        if (o == null) {
+            synchronized (this) {
+                o = operations;
+                if (o == null) {
+                    o = operations(dev.postbox.operations.OperationsConfig.defaults());
+                    operations = o;
+                }
+            }
+        }
+        return o;
+    }
+
+    /**
+     * A new operations service with {@code config} (read-only, a payload redactor, thresholds): keep it, as its
+     * overview cache and the tokens of its dry runs belong to the instance.
+     */
+    public dev.postbox.operations.Operations operations(dev.postbox.operations.OperationsConfig config) {
+        return Features.make(dev.postbox.operations.Operations.class, dev.postbox.operations.OperationsConfig.class,
+                settings, Objects.requireNonNull(config, "config"));
     }
 
     /** Seed 000's queries on both tables. */

@@ -123,7 +123,8 @@ final class BulkRuns implements AutoCloseable {
                     run.request.action(), run.request.kind(), who.name(), run.status, result.changed(), result.skipped(),
                     run.runId, result.auditId());
         } catch (ValidationException e) {
-            fail(run, "validation", e.field(), e.getMessage());
+            // the API's body names the dry run's token "token"
+            fail(run, "validation", e.field().equals("previewToken") ? "token" : e.field(), e.getMessage());
         } catch (PermissionDeniedException e) {
             fail(run, "forbidden", null, e.getMessage());
         } catch (RuntimeException e) {

@@ -60,7 +60,7 @@ final class Endpoints {
                 .get("/api/blocked", c -> Reply.ok(ops.blockedAggregates(c.page(), c.operator)))
                 .change("/api/aggregates/{type}/{id}/cancel", this::cancelSequence)
                 .change("/api/compensations/retry", this::retryCompensation)
-                .post("/api/bulk/preview", this::preview)
+                .change("/api/bulk/preview", this::preview)
                 .change("/api/bulk", this::bulk)
                 .get("/api/bulk/{runId}", this::bulkRun)
                 .get("/api/audit", this::audit)
@@ -120,6 +120,9 @@ final class Endpoints {
         ActionResult r = what.equals("retry") ? ops.retry(kind, eventNo, reason, c.operator)
                 : ops.cancel(kind, eventNo, reason, c.operator);
         logAction(c, what, kind + " event " + eventNo, reason, r);
+        if (r.changed() == 0 && ops.event(kind, eventNo, c.operator).isEmpty()) {
+            throw ApiError.notFound(r.message()); // the refusal is in the audit log all the same
+        }
         return Reply.ok(r);
     }
 
@@ -134,7 +137,7 @@ final class Endpoints {
 
     private Reply retryCompensation(Call c) {
         String bizType = c.required("bizType", 64);
-        String bizKey = c.required("bizKey", 128);
+        String bizKey = c.required("bizKey", 64);
         String actionType = c.required("actionType", 64);
         String reason = c.reason();
         ActionResult r = ops.retryCompensation(bizType, bizKey, actionType, reason, c.operator);
@@ -239,8 +242,8 @@ final class Endpoints {
     }
 
     /** The API routes, as {@code METHOD template}, for the OpenAPI test. */
-    static List<String> apiRoutes(Routes routes) {
-        return routes.all().stream().filter(r -> r.template().startsWith("/api/"))
+    static List<String> apiRoutes(List<Routes.Route> routes) {
+        return routes.stream().filter(r -> r.template().startsWith("/api/"))
                 .map(r -> r.method() + " " + r.template()).sorted().collect(Collectors.toList());
     }
 }

@@ -14,9 +14,9 @@ final class MountPath {
             throw new ValidationException("path", "is required, e.g. " + ConsoleApi.DEFAULT_MOUNT_PATH);
         }
         String p = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-        if (!p.isEmpty() && !p.matches("(/[A-Za-z0-9._~-]+)+")) {
+        if (!p.isEmpty() && (!p.matches("(/[A-Za-z0-9._~-]+)+") || p.matches(".*/\\.{1,2}(/.*)?"))) {
             throw new ValidationException("path", "must be / or slash-separated segments of letters, digits and"
-                    + " . _ ~ - (was \"" + path + "\")");
+                    + " . _ ~ - (not . or ..; was \"" + path + "\")");
         }
         return p;
     }

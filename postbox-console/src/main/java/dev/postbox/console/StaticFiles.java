@@ -10,13 +10,13 @@ import java.util.regex.Pattern;
 
 /**
  * The UI's files, read once from the jar ({@code dev/postbox/console/ui/}). Only names of a strict form are
- * looked up (one optional folder, lower-case letters, digits and dashes, a known extension), so no request can
+ * looked up (at most two folders, lower-case letters, digits and dashes, a known extension), so no request can
  * reach another resource of the class path.
  */
 final class StaticFiles {
 
     static final String ROOT = "dev/postbox/console/ui/";
-    private static final Pattern NAME = Pattern.compile("(?:[a-z0-9-]+/)?[a-z0-9-]+\\.(html|js|css|svg|png|ico)");
+    private static final Pattern NAME = Pattern.compile("(?:[a-z0-9-]+/){0,2}[a-z0-9-]+\\.(html|js|css|svg|png|ico)");
     private static final Map<String, String> TYPES = Map.of(
             "html", "text/html; charset=utf-8",
             "js", "text/javascript; charset=utf-8",

@@ -1,49 +1,50 @@
 package dev.postbox.admin;
 
-import dev.postbox.common.PostboxSqlException;
 import dev.postbox.common.ValidationException;
+import dev.postbox.internal.AuditTrail;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.Transactions;
+import dev.postbox.outbox.OutboxRows;
 import dev.postbox.outbox.OutboxStatus;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.stream.Collectors;
 
-/** {@link Admin} on plain JDBC: lock the matching rows, change each with a guarded UPDATE, log it. */
+/**
+ * {@link Admin} on plain JDBC: lock the matching rows, change each with a guarded UPDATE, log it; each call is
+ * one action of the audit log ({@link AuditTrail}), the same log {@code postbox.operations()} writes and reads.
+ */
 final class JdbcAdmin implements Admin {
 
+    /** What retrying and cancelling do to an outbox event ({@link OutboxRows}); {@code postbox.operations()} does the same. */
     private enum Action {
-        RETRY(EnumSet.of(OutboxStatus.FAILED, OutboxStatus.DEAD),
-                "publish_status = %d, retry_count = 0, next_retry_time = NULL, locked_by = NULL, lock_until = NULL"
-                        .formatted(OutboxStatus.PENDING.code())),
-        CANCEL(EnumSet.of(OutboxStatus.PENDING, OutboxStatus.FAILED, OutboxStatus.DEAD),
-                "publish_status = %d, next_retry_time = NULL, locked_by = NULL, lock_until = NULL"
-                        .formatted(OutboxStatus.CANCELLED.code()));
+        RETRY(EnumSet.of(OutboxStatus.FAILED, OutboxStatus.DEAD), OutboxStatus.PENDING, OutboxRows.RETRY_SET),
+        CANCEL(EnumSet.of(OutboxStatus.PENDING, OutboxStatus.FAILED, OutboxStatus.DEAD), OutboxStatus.CANCELLED,
+                OutboxRows.CANCEL_SET);
 
         final Set<OutboxStatus> from;
+        final OutboxStatus to;
         final String set;
 
-        Action(Set<OutboxStatus> from, String set) {
+        Action(Set<OutboxStatus> from, OutboxStatus to, String set) {
             this.from = from;
+            this.to = to;
             this.set = set;
         }
     }
 
-    private record Target(long id, String eventNo, int status) {
-    }
-
     private final Settings s;
+    private final AuditTrail trail;
 
     JdbcAdmin(Settings settings) {
         this.s = settings;
+        this.trail = new AuditTrail(settings);
     }
 
     @Override
@@ -73,7 +74,8 @@ final class JdbcAdmin implements Admin {
                 SELECT id, event_no, publish_status FROM %s
                 WHERE event_no = ? AND deleted = 0 AND publish_status IN (%s) FOR UPDATE"""
                 .formatted(s.tables().outbox(), codes(action.from));
-        return apply(action, sql, List.of(eventNo), actor, reason) == 1;
+        return apply(action, new AuditTrail.Action(action.name(), "OUTBOX", eventNo, null, null, actor, reason), sql,
+                List.of(eventNo)) == 1;
     }
 
     private int where(Action action, AdminFilter f, String actor, String reason) {
@@ -94,99 +96,46 @@ final class JdbcAdmin implements Admin {
                 SELECT id, event_no, publish_status FROM %s
                 WHERE deleted = 0 AND publish_status IN (%s)""".formatted(s.tables().outbox(), codes(statuses)));
         List<Object> params = new ArrayList<>();
-        condition(sql, params, "topic", f.topic());
-        condition(sql, params, "event_type", f.eventType());
-        condition(sql, params, "aggregate_type", f.aggregateType());
+        StringJoiner described = new StringJoiner(" ");
+        described.add("status:" + statuses.stream().sorted().map(st -> st.name().toLowerCase(java.util.Locale.ROOT))
+                .collect(Collectors.joining(",")));
+        condition(sql, params, described, "topic", f.topic());
+        condition(sql, params, described, "event_type", f.eventType());
+        condition(sql, params, described, "aggregate_type", f.aggregateType());
         if (f.createdBefore() != null) {
             sql.append(" AND create_time < ?");
             params.add(f.createdBefore());
+            described.add("before:" + f.createdBefore());
         }
         sql.append(" ORDER BY id LIMIT ").append(f.limit()).append(" FOR UPDATE");
-        return apply(action, sql.toString(), params, actor, reason);
+        return apply(action, new AuditTrail.Action("BULK_" + action.name(), "OUTBOX", described.toString(), null,
+                f.limit(), actor, reason), sql.toString(), params);
     }
 
-    private static void condition(StringBuilder sql, List<Object> params, String column, String value) {
+    private static void condition(StringBuilder sql, List<Object> params, StringJoiner described, String column,
+                                  String value) {
         if (value != null) {
             sql.append(" AND ").append(column).append(" = ?");
             params.add(value);
+            described.add(column + "=" + value);
         }
     }
 
-    private int apply(Action action, String selectSql, List<Object> params, String actor, String reason) {
+    /** Locks, changes and logs in one transaction, with the action's row where the schema has the action table. */
+    private int apply(Action action, AuditTrail.Action audited, String selectSql, List<Object> params) {
         Instant now = s.now();
-        try (Connection c = s.dataSource().getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                List<Target> targets = lock(c, selectSql, params);
-                int changed = 0;
-                try (PreparedStatement update = c.prepareStatement(updateSql(action));
-                     PreparedStatement logRow = c.prepareStatement(logSql())) {
-                    for (Target t : targets) {
-                        s.dialect().bindTime(update, 1, now);
-                        update.setLong(2, t.id());
-                        update.setInt(3, t.status());
-                        if (update.executeUpdate() != 1) {
-                            continue;
-                        }
-                        changed++;
-                        logRow.setString(1, s.tables().outbox());
-                        logRow.setString(2, t.eventNo());
-                        logRow.setString(3, action.name());
-                        logRow.setInt(4, t.status());
-                        logRow.setString(5, actor);
-                        logRow.setString(6, reason);
-                        s.dialect().bindTime(logRow, 7, now);
-                        logRow.addBatch();
-                    }
-                    if (changed > 0) {
-                        logRow.executeBatch();
-                    }
-                }
-                c.commit();
-                return changed;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(autoCommit);
+        boolean actions = trail.actionsExist();
+        return Transactions.inTransaction(s.dataSource(), "admin " + action + " by " + audited.actor(), c -> {
+            Long actionId = actions ? trail.open(c, audited, "RUNNING", now) : null;
+            List<AuditTrail.Row> locked = trail.lock(c, selectSql, params);
+            AuditTrail.Change change = new AuditTrail.Change(s.tables().outbox(), "publish_status", action.name(),
+                    action.set, action.to.code());
+            int changed = trail.apply(c, change, locked, actionId, audited.actor(), audited.reason(), now).size();
+            if (actionId != null) {
+                trail.finish(c, actionId, "DONE", changed, null, now);
             }
-        } catch (SQLException e) {
-            throw new PostboxSqlException("admin " + action + " by " + actor, e);
-        }
-    }
-
-    /** Changes one locked row, guarded by the status it was locked in. */
-    private String updateSql(Action action) {
-        return """
-                UPDATE %s SET %s, version = version + 1, update_time = ?
-                WHERE id = ? AND publish_status = ?""".formatted(s.tables().outbox(), action.set);
-    }
-
-    private String logSql() {
-        return """
-                INSERT INTO %s (table_name, event_no, action, from_status, actor, reason, create_time)
-                VALUES (?, ?, ?, ?, ?, ?, ?)""".formatted(s.tables().adminLog());
-    }
-
-    private List<Target> lock(Connection c, String sql, List<Object> params) throws SQLException {
-        List<Target> targets = new ArrayList<>();
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < params.size(); i++) {
-                Object p = params.get(i);
-                if (p instanceof Instant t) {
-                    s.dialect().bindTime(ps, i + 1, t);
-                } else {
-                    ps.setString(i + 1, (String) p);
-                }
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    targets.add(new Target(rs.getLong(1), rs.getString(2), rs.getInt(3)));
-                }
-            }
-        }
-        return targets;
+            return changed;
+        });
     }
 
     private void checkWho(String actor, String reason) {

@@ -19,6 +19,13 @@ public final class MessageRows {
             retry_count, max_retry_count, next_retry_time, last_handle_time, success_time, fail_reason, \
             trace_id, remark, version, create_time, update_time""";
 
+    /** The SET list of a person's retry (from FAILED or DEAD): PENDING with a fresh set of retries, no retry time. */
+    public static final String RETRY_SET = "event_status = %d, retry_count = 0, next_retry_time = NULL"
+            .formatted(MessageStatus.PENDING.code());
+
+    /** The SET list of a person's cancel (from PENDING, FAILED or DEAD): CANCELLED, no retry time. */
+    public static final String CANCEL_SET = "event_status = %d, next_retry_time = NULL".formatted(MessageStatus.CANCELLED.code());
+
     private MessageRows() {
     }
 

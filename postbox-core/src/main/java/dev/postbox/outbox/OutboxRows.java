@@ -21,6 +21,17 @@ public final class OutboxRows {
             max_retry_count, next_retry_time, locked_by, lock_until, last_publish_time, published_time, \
             fail_reason, trace_id, remark, version, create_time, update_time, lease_expiries""";
 
+    /**
+     * The SET list of a person's retry (from FAILED or DEAD): PENDING with a fresh set of retries and lease
+     * takeovers, no retry time, no lease. {@code postbox.admin()} and {@code postbox.operations()} both use it.
+     */
+    public static final String RETRY_SET = ("publish_status = %d, retry_count = 0, lease_expiries = 0,"
+            + " next_retry_time = NULL, locked_by = NULL, lock_until = NULL").formatted(OutboxStatus.PENDING.code());
+
+    /** The SET list of a person's cancel (from PENDING, FAILED or DEAD): CANCELLED, no retry time, no lease. */
+    public static final String CANCEL_SET = "publish_status = %d, next_retry_time = NULL, locked_by = NULL, lock_until = NULL"
+            .formatted(OutboxStatus.CANCELLED.code());
+
     private OutboxRows() {
     }
 

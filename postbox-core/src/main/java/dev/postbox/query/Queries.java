@@ -9,6 +9,7 @@ public final class Queries {
     private final MessageQueries messages;
     private final OutboxArchiveQueries outboxArchive;
     private final OutboxSearch outboxSearch;
+    private final MessageSearch messageSearch;
 
     /** Made by {@code Postbox} ({@link Wiring}); applications call {@code postbox.queries()}. */
     Queries(Settings settings) {
@@ -16,11 +17,17 @@ public final class Queries {
         this.messages = new JdbcMessageQueries(settings);
         this.outboxArchive = new JdbcOutboxArchiveQueries(settings);
         this.outboxSearch = new OutboxSearch(settings);
+        this.messageSearch = new MessageSearch(settings);
     }
 
     /** Search of the outbox as a person types it ({@link SearchQuery}: an order number, event_no:, status:dead ...). */
     public OutboxSearch outboxSearch() {
         return outboxSearch;
+    }
+
+    /** Search of the message events likewise ({@link MessageSearchQuery}: a business id, biz:, event_no:, status: ...). */
+    public MessageSearch messageSearch() {
+        return messageSearch;
     }
 
     /** Queries on {@code biz_outbox_event}. */

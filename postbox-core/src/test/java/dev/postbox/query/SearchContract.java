@@ -1,6 +1,9 @@
 package dev.postbox.query;
 
 import dev.postbox.common.ValidationException;
+import dev.postbox.message.MessageEvent;
+import dev.postbox.message.MessageRecord;
+import dev.postbox.message.MessageStatus;
 import dev.postbox.outbox.OutboxEvent;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxStatus;
@@ -21,9 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The console's search ({@link OutboxSearch}) on a real database: every qualifier finds exactly the events it
- * names, newest first, keyset-paged without gaps or repeats; a page reads a bounded number of rows; a search no
- * index can drive is refused; each driver's statement reads an index, never the whole table.
+ * The console's search ({@link OutboxSearch}, and {@link MessageSearch} on the message events) on a real database:
+ * every qualifier finds exactly the events it names, newest first, keyset-paged without gaps or repeats; a page
+ * reads a bounded number of rows; a search no index can drive is refused; each driver's statement reads an index,
+ * never the whole table.
  */
 public abstract class SearchContract extends DatabaseContract {
 
@@ -281,6 +285,174 @@ public abstract class SearchContract extends DatabaseContract {
         } catch (Exception e) {
             throw new AssertionError(e);
         }
+    }
+
+    // ---- the message events' search ---------------------------------------------------------------------------
+
+    /**
+     * 60 message events a second apart: biz ORDER/ORD-(k % 10) and PAYMENT/ORD-(k % 7) alternately, three event
+     * types, six traces; every 10th FAILED with "Timeout talking to stock" and k % 5 attempts, every 25th DEAD.
+     */
+    private List<MessageRecord> messageEvents() throws Exception {
+        inTx(c -> {
+            for (int k = 0; k < 60; k++) {
+                postbox.messages().create(c, MessageEvent.builder().eventNo("M-" + k)
+                        .biz(k % 2 == 0 ? "ORDER" : "PAYMENT", "ORD-" + (k % 2 == 0 ? k % 10 : k % 7))
+                        .eventType("H" + (k % 3)).traceId("mtrace-" + (k % 6)).payload("{\"k\":" + k + "}").build());
+                clock.advance(Duration.ofSeconds(1));
+            }
+            return null;
+        });
+        for (int k = 0; k < 60; k += 10) {
+            exec("UPDATE " + postbox.tables().message() + " SET event_status = 3, retry_count = " + (k % 5 + k / 10)
+                    + ", fail_reason = 'Timeout talking to STOCK' WHERE event_no = 'M-" + k + "'");
+        }
+        for (int k = 5; k < 60; k += 25) {
+            exec("UPDATE " + postbox.tables().message() + " SET event_status = 5, retry_count = 3,"
+                    + " fail_reason = 'poison' WHERE event_no = 'M-" + k + "'");
+        }
+        List<MessageRecord> rows = new ArrayList<>();
+        try (Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT " + dev.postbox.message.MessageRows.COLUMNS + " FROM "
+                     + postbox.tables().message() + " ORDER BY id")) {
+            while (rs.next()) {
+                rows.add(dev.postbox.message.MessageRows.read(rs, postbox.dialect()));
+            }
+        }
+        return rows;
+    }
+
+    private List<String> everyMessagePage(String query) {
+        List<String> out = new ArrayList<>();
+        PageRequest page = PageRequest.first(7);
+        for (int guard = 0; guard < 100; guard++) {
+            MessageSearch.Result r = postbox.queries().messageSearch().search(query, page);
+            assertThat(r.items()).hasSizeLessThanOrEqualTo(7);
+            r.items().forEach(e -> out.add(e.eventNo()));
+            if (r.nextCursor() == null) {
+                return out;
+            }
+            page = PageRequest.after(r.nextCursor(), 7);
+        }
+        throw new AssertionError("more than 100 pages for " + query);
+    }
+
+    @Test
+    final void theMessageSearchFindsExactlyWhatEachQualifierNamesNewestFirst() throws Exception {
+        List<MessageRecord> rows = messageEvents();
+        java.util.function.Function<Predicate<MessageRecord>, List<String>> expected = p -> rows.stream().filter(p)
+                .sorted((a, b) -> Long.compare(b.id(), a.id())).map(MessageRecord::eventNo).toList();
+        assertThat(everyMessagePage("ORD-3")).as("a bare word: the business id of any type")
+                .containsExactlyElementsOf(expected.apply(e -> e.bizId().equals("ORD-3"))).isNotEmpty();
+        assertThat(everyMessagePage("biz:PAYMENT/ORD-3"))
+                .containsExactlyElementsOf(expected.apply(e -> e.bizId().equals("ORD-3") && e.bizType().equals("PAYMENT")));
+        assertThat(everyMessagePage("event_no:M-17")).containsExactly("M-17");
+        assertThat(everyMessagePage("event_no:E-17")).as("an outbox event is not a message event").isEmpty();
+        assertThat(everyMessagePage("trace:mtrace-4")).containsExactlyElementsOf(expected.apply(e -> "mtrace-4".equals(e.traceId())));
+        assertThat(everyMessagePage("status:dead")).containsExactly("M-55", "M-30", "M-5");
+        assertThat(everyMessagePage("status:failed,dead attempts>=3")).containsExactlyElementsOf(expected.apply(e ->
+                (e.status() == MessageStatus.FAILED || e.status() == MessageStatus.DEAD) && e.retryCount() >= 3));
+        assertThat(everyMessagePage("status:failed error:\"timeout talking\"")).as("M-30 is dead").hasSize(5);
+        assertThat(everyMessagePage("type:H2")).containsExactlyElementsOf(expected.apply(e -> e.eventType().equals("H2")));
+        Instant from = rows.get(10).createTime();
+        Instant before = rows.get(20).createTime();
+        assertThat(everyMessagePage("type:H1 after:" + from + " before:" + before + " status:pending"))
+                .containsExactlyElementsOf(expected.apply(e -> e.eventType().equals("H1") && !e.createTime().isBefore(from)
+                        && e.createTime().isBefore(before) && e.status() == MessageStatus.PENDING)).isNotEmpty();
+        assertThat(everyMessagePage("status:succeeded")).isEmpty();
+        MessageSearch search = postbox.queries().messageSearch();
+        Instant now = clock.instant();
+        assertThat(search.driver(MessageSearchQuery.parse("status:dead type:H1 ORD-1", now))).isEqualTo(MessageSearch.Driver.BIZ);
+        assertThat(search.driver(MessageSearchQuery.parse("type:H1 status:dead", now))).isEqualTo(MessageSearch.Driver.STATUS);
+        assertThat(search.driver(MessageSearchQuery.parse("type:H1 status:succeeded", now))).isEqualTo(MessageSearch.Driver.TYPE);
+        assertThat(search.driver(MessageSearchQuery.parse("before:2026-01-01", now))).isEqualTo(MessageSearch.Driver.CREATED);
+        assertThat(MessageSearchQuery.parse("biz:\"ORDER/ORD 1\" status:dead,failed attempts>=2", now).toString())
+                .isEqualTo("biz:\"ORDER/ORD 1\" status:failed,dead attempts>=2");
+    }
+
+    @Test
+    final void theMessageSearchRefusesWhatMessageEventsDoNotHave() {
+        record Bad(String query, String field, String message) {
+        }
+        for (Bad bad : List.of(
+                new Bad("topic:orders", "topic", "message events have no topic"),
+                new Bad("ORD-1 channel:MQ", "channel", "message events have no channel"),
+                new Bad("aggregate:ORDER/1", "query", "unknown qualifier 'aggregate:'; known: event_no:, biz:,"),
+                new Bad("status:published", "status", "one of pending, processing, succeeded, failed, cancelled, dead"),
+                new Bad("error:timeout attempts>=2", "query", "would read the whole table"),
+                new Bad("biz:A/1 ORD-2", "biz", "given twice"),
+                new Bad("", "query", "is empty: give a business id"))) {
+            assertThatThrownBy(() -> postbox.queries().messageSearch().search(bad.query(), PageRequest.first(10)))
+                    .as(bad.query())
+                    .isInstanceOfSatisfying(ValidationException.class, e -> assertThat(e.field()).isEqualTo(bad.field()))
+                    .hasMessageContaining(bad.message());
+        }
+    }
+
+    @Test
+    final void everyMessageDriverReadsAnIndexNotTheTable() throws Exception {
+        String t = postbox.tables().message();
+        Instant at = clock.instant();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("INSERT INTO " + t
+                + " (event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, trace_id,"
+                + " create_time, update_time) VALUES (?, ?, ?, ?, 's', " + postbox.dialect().jsonParameter()
+                + ", 2, ?, ?, ?)")) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < 20_000; i++) {
+                ps.setString(1, "ML-" + i);
+                ps.setString(2, "LOAD" + (i % 20));
+                ps.setString(3, i % 2 == 0 ? "ORDER" : "PAYMENT");
+                ps.setString(4, "ML-" + (i % 5000));
+                postbox.dialect().bindJson(ps, 5, "{}");
+                ps.setString(6, "mlt-" + i);
+                postbox.dialect().bindTime(ps, 7, at.minusSeconds(20_000 - i));
+                postbox.dialect().bindTime(ps, 8, at);
+                ps.addBatch();
+                if (i % 1000 == 999) {
+                    ps.executeBatch();
+                }
+            }
+            c.commit();
+        }
+        analyze(t);
+        MessageSearch search = postbox.queries().messageSearch();
+        Instant now = clock.instant();
+        for (String q : List.of("ML-42", "biz:ORDER/ML-42", "event_no:ML-7", "trace:mlt-9", "status:dead",
+                "status:failed,dead", "type:LOAD3", "type:LOAD3 after:1h", "after:" + now.minusSeconds(60),
+                "status:succeeded")) {
+            MessageSearchQuery parsed = MessageSearchQuery.parse(q, now);
+            List<Object> params = new ArrayList<>();
+            switch (search.driver(parsed)) {
+                case EVENT_NO -> params.add(parsed.eventNo());
+                case BIZ -> {
+                    if (parsed.bizType() == null) {
+                        params.add("ORDER");
+                        params.add("PAYMENT");
+                    } else {
+                        params.add(parsed.bizType());
+                    }
+                    params.add(parsed.bizId());
+                }
+                case TRACE -> params.add(parsed.traceId());
+                case STATUS -> {
+                }
+                case TYPE, CREATED -> {
+                    if (parsed.eventType() != null) {
+                        params.add(parsed.eventType());
+                    }
+                    if (parsed.createdFrom() != null) {
+                        params.add(parsed.createdFrom());
+                    }
+                    if (parsed.createdBefore() != null) {
+                        params.add(parsed.createdBefore());
+                    }
+                }
+            }
+            params.add(501);
+            assertNoFullScan(t, search.drivingSql(parsed), params);
+        }
+        assertThat(search.search("ML-42", PageRequest.first(10)).items()).extracting(MessageRecord::eventNo)
+                .containsExactly("ML-15042", "ML-10042", "ML-5042", "ML-42");
     }
 
     /** The driving statement's parameters as {@link OutboxSearch} binds them (then the page's LIMIT). */
