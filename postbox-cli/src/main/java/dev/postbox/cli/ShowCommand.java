@@ -7,6 +7,7 @@ import picocli.CommandLine.Parameters;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code postbox show <eventNo>}: everything the console knows about one event but its payload: fields, header
@@ -18,6 +19,11 @@ import java.util.Map;
         description = {"One event: fields, timeline of attempts and actions, its aggregate's sequence, consumers.",
                 "The payload only with --reveal --reason R (needs the reveal permission; audited)."})
 final class ShowCommand extends ApiCommand {
+
+    /** Columns the summary lines already show (outbox and message tables), left out of the remaining fields. */
+    private static final Set<String> SHOWN_ABOVE = Set.of("event_no", "aggregate_type", "aggregate_id", "biz_type",
+            "biz_id", "event_type", "publish_channel", "channel", "topic", "trace_id", "create_time", "update_time",
+            "fail_reason", "retry_count", "max_retry_count", "publish_status", "event_status", "payload", "headers");
 
     @Parameters(index = "0", paramLabel = "EVENT_NO", description = "The event's event_no (idempotency key).")
     String eventNo;
@@ -85,7 +91,11 @@ final class ShowCommand extends ApiCommand {
             t.row("waiting behind", waiting + " unfinished event" + (waiting == 1 ? "" : "s") + " of its aggregate");
         }
         Map<?, ?> fields = Fields.obj(detail, "fields");
-        fields.forEach((k, v) -> t.row(k, v));
+        fields.forEach((k, v) -> {
+            if (!SHOWN_ABOVE.contains(String.valueOf(k))) {
+                t.row(k, v);
+            }
+        });
         List<?> headers = Fields.list(detail, "headerNames");
         if (!headers.isEmpty()) {
             t.row("header names", String.join(", ", headers.stream().map(String::valueOf).toList()));

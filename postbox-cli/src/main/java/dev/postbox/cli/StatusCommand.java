@@ -42,11 +42,14 @@ final class StatusCommand extends ApiCommand {
                 continue;
             }
             Instant oldest = Fields.instant(b, "oldestUnfinishedTime");
+            // the console's own age (its clock, not this machine's), else from the times it read
+            long ageMillis = Fields.number(b, "oldestUnfinishedAgeMillis", -1);
             Instant at = Fields.instant(b, "readAt") != null ? Fields.instant(b, "readAt") : readAt;
-            String age = oldest == null ? "-" : Fields.age(Duration.between(oldest, at != null ? at : Instant.now()))
-                    + " (created " + Fields.time(oldest) + ")";
+            Duration age = ageMillis >= 0 ? Duration.ofMillis(ageMillis)
+                    : oldest == null ? null : Duration.between(oldest, at != null ? at : Instant.now());
+            String oldestText = oldest == null ? "-" : Fields.age(age) + " (created " + Fields.time(oldest) + ")";
             backlog.row(table, Fields.number(b, "pending", 0), Fields.number(b, "inProgress", 0),
-                    Fields.number(b, "failed", 0), Fields.number(b, "dead", 0), age);
+                    Fields.number(b, "failed", 0), Fields.number(b, "dead", 0), oldestText);
         }
         backlog.width(5, 60).print(out);
         out.println();
