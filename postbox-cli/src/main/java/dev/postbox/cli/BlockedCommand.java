@@ -28,7 +28,7 @@ final class BlockedCommand extends ApiCommand {
             printJson(page);
             return ExitCode.OK;
         }
-        Table t = new Table("AGGREGATE", "HEAD_EVENT_NO", "STATUS", "TRIES", "WAITING", "SINCE", "LAST_ERROR")
+        Table t = new Table("AGGREGATE", "HEAD_EVENT_NO", "STATUS", "FAILED", "WAITING", "SINCE", "LAST_ERROR")
                 .width(0, 40).width(1, 48).width(6, 60);
         for (Object b : Fields.list(page, "items")) {
             Object head = Fields.get(b, "head");

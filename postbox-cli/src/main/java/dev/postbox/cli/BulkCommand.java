@@ -138,7 +138,7 @@ final class BulkCommand extends ApiCommand {
                 return run;
             }
             String progress = BulkOutput.progress(run);
-            if (!json() && !progress.equals(last)) {
+            if (!json() && Fields.number(run, "planned", 0) > 0 && !progress.equals(last)) {
                 note(progress);
                 last = progress;
             }

@@ -11,21 +11,35 @@ final class Events {
 
     /** The table of {@code events}, or {@code none} when there are none. */
     static void print(PrintWriter out, List<?> events, String none) {
+        print(out, events, none, null);
+    }
+
+    /** The same, with event {@code marked} flagged {@code *} (the one a detail is about). */
+    static void print(PrintWriter out, List<?> events, String none, String marked) {
         if (events.isEmpty()) {
             out.println(none);
             out.flush();
             return;
         }
-        table(events).print(out);
+        table(events, marked).print(out);
     }
 
-    static Table table(List<?> events) {
-        Table t = new Table("EVENT_NO", "STATUS", "TYPE", "KEY", "TOPIC", "TRIES", "CREATED", "LAST_ERROR")
-                .width(0, 48).width(3, 36).width(7, 60);
+    static Table table(List<?> events, String marked) {
+        int m = marked == null ? 0 : 1; // a first column, "*" on the marked event's row
+        List<String> headers = new java.util.ArrayList<>(List.of("EVENT_NO", "STATUS", "TYPE", "KEY", "TOPIC", "FAILED",
+                "CREATED", "LAST_ERROR"));
+        if (m == 1) {
+            headers.add(0, "");
+        }
+        Table t = new Table(headers.toArray(String[]::new)).width(m, 50).width(m + 3, 36).width(m + 7, 60);
         for (Object e : events) {
-            t.row(Fields.text(e, "eventNo"), status(e), Fields.text(e, "eventType"), key(e),
-                    Fields.orDash(Fields.text(e, "route")), tries(e), Fields.time(e, "createTime"),
-                    Fields.text(e, "failReason"));
+            List<Object> cells = new java.util.ArrayList<>(List.of(Fields.orDash(Fields.text(e, "eventNo")), status(e),
+                    Fields.orDash(Fields.text(e, "eventType")), key(e), Fields.orDash(Fields.text(e, "route")), tries(e),
+                    Fields.time(e, "createTime"), Fields.orDash(Fields.text(e, "failReason"))));
+            if (m == 1) {
+                cells.add(0, marked.equals(Fields.text(e, "eventNo")) ? "*" : "");
+            }
+            t.row(cells.toArray());
         }
         return t;
     }
@@ -42,9 +56,12 @@ final class Events {
         return Fields.flag(e, "archived") ? s + " (archived)" : s;
     }
 
-    /** Failed attempts so far of the most allowed, e.g. {@code 3/5}. */
+    /**
+     * Failed attempts so far of the attempts allowed (the first and its retries), e.g. {@code 3/3} for an event
+     * that is DEAD after its two retries, {@code 0/6} for a new event with the default five.
+     */
     static String tries(Object e) {
         long max = Fields.number(e, "maxRetryCount", -1);
-        return Fields.number(e, "retryCount", 0) + (max >= 0 ? "/" + max : "");
+        return Fields.number(e, "retryCount", 0) + (max >= 0 ? "/" + (max + 1) : "");
     }
 }

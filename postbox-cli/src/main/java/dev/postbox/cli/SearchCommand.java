@@ -19,7 +19,7 @@ import java.util.Map;
                 "Qualifiers: event_no:E-77 aggregate:ORDER/ORD-1 trace:4bf9 type:ORDER_PAID",
                 "  status:dead,failed topic:orders channel:MQ after:2h before:2026-12-02",
                 "  error:\"connection refused\" attempts>=3",
-                "One page unless --all."})
+                "One page unless --all. FAILED: failed attempts of those allowed (the first and its retries)."})
 final class SearchCommand extends ApiCommand {
 
     /** Most events {@code --all} reads unless {@code --max} says otherwise. */
@@ -96,7 +96,8 @@ final class SearchCommand extends ApiCommand {
             String more = cursor == null ? "" : all ? "; stopped at --max " + max + ", more with --after " + cursor
                     : "; more: postbox search ... --after " + cursor + " (or --all)";
             note(items.size() + " event" + (items.size() == 1 ? "" : "s")
-                    + (Fields.text(page, "driver") != null ? " (by " + Fields.text(page, "driver") + ")" : "") + more);
+                    + (Fields.text(page, "driver") != null ? " (found by " + Fields.text(page, "driver").toLowerCase(java.util.Locale.ROOT)
+                    + ")" : "") + more);
         }
         return ExitCode.OK;
     }

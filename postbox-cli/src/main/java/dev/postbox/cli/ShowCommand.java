@@ -57,9 +57,10 @@ final class ShowCommand extends ApiCommand {
         Object e = Fields.get(detail, "summary") != null ? Fields.get(detail, "summary") : detail;
         summary(out, e, detail);
         timeline(out, Fields.list(detail, "timeline"));
-        section(out, "Sequence of " + Events.key(e) + " (publication order)", Fields.list(detail, "sequence"));
+        section(out, "Sequence of " + Events.key(e) + " (publication order; * this event)", Fields.list(detail, "sequence"),
+                Fields.text(e, "eventNo"));
         consumers(out, Fields.list(detail, "consumers"));
-        section(out, "Related events (same business key)", Fields.list(detail, "related"));
+        section(out, "Related events (same business key)", Fields.list(detail, "related"), null);
         compensations(out, Fields.list(detail, "compensations"));
         if (revealed != null) {
             payload(out, revealed);
@@ -75,7 +76,7 @@ final class ShowCommand extends ApiCommand {
     private static void summary(PrintWriter out, Object e, Object detail) {
         out.println("Event " + Fields.text(e, "eventNo") + " (" + Fields.orDash(Fields.text(e, "kind")).toLowerCase() + ")");
         Table t = new Table("FIELD", "VALUE").width(1, 200);
-        t.row("status", Events.status(e) + ", tries " + Events.tries(e));
+        t.row("status", Events.status(e) + ", " + Events.tries(e).replace("/", " of ") + " attempts failed");
         t.row("type", Fields.text(e, "eventType"));
         t.row(Fields.text(e, "route") != null ? "aggregate" : "business key", Events.key(e));
         if (Fields.text(e, "route") != null) {
@@ -120,13 +121,13 @@ final class ShowCommand extends ApiCommand {
         }
     }
 
-    private static void section(PrintWriter out, String title, List<?> events) {
+    private static void section(PrintWriter out, String title, List<?> events, String marked) {
         if (events.isEmpty()) {
             return;
         }
         out.println();
         out.println(title);
-        Events.print(out, events, "");
+        Events.print(out, events, "", marked);
     }
 
     private static void consumers(PrintWriter out, List<?> consumers) {

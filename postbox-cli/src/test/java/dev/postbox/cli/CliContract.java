@@ -1,11 +1,13 @@
 package dev.postbox.cli;
 
-import dev.postbox.outbox.OutboxStatus;
+import dev.postbox.message.MessageEvent;
+import dev.postbox.message.MessageStatus;
 import dev.postbox.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
+import java.sql.Connection;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +38,7 @@ abstract class CliContract extends ConsoleFixture {
         assertThat(found.exitCode()).as(found.toString()).isZero();
         assertThat(found.out()).contains("EVENT_NO", "ORDER_CREATED:ORD-1002", "ORDER_SHIPPED:ORD-1002", "DEAD",
                 "stock service: unknown SKU SKU-POISON").doesNotContain("ORD-1001");
-        assertThat(line(found.out(), "ORDER_CREATED:ORD-1002")).contains("DEAD", "ORDER/ORD-1002", "orders", "3/2");
+        assertThat(line(found.out(), "ORDER_CREATED:ORD-1002")).contains("DEAD", "ORDER/ORD-1002", "orders", "3/3");
 
         // read why it failed
         Cli.Result shown = as("ann").run("show", "ORDER_CREATED:ORD-1002");
@@ -272,6 +274,60 @@ abstract class CliContract extends ConsoleFixture {
             assertThat(status(type + ":ORD-8001")).isEqualTo(CANCELLED);
         }
         assertThat(line(as("vic").run("audit").out(), "order voided")).contains("CANCEL_SEQUENCE", "ann");
+    }
+
+    @Test
+    final void aFailedCompensationShowsWithItsOrderAndRunsAgain() throws Exception {
+        order("ORD-9001", "SKU-1", "ORDER_CREATED");
+        awaitStatus("ORDER_CREATED:ORD-9001", PUBLISHED);
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            postbox.compensations().once(c, "ORDER", "ORD-9001", "TIMEOUT_CANCEL", 1, x -> {
+                throw new IllegalStateException("payment service down");
+            });
+            c.commit();
+        }
+        assertThat(lineMatching(as("vic").run("show", "ORDER_CREATED:ORD-9001").out(), "ORDER\\s+ORD-9001\\s+TIMEOUT_CANCEL.*"))
+                .contains("FAILED", "payment service down");
+
+        Cli.Result r = as("ann").run("retry-compensation", "ORDER", "ORD-9001", "TIMEOUT_CANCEL", "--reason", "payments back");
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("compensation ORDER/ORD-9001/TIMEOUT_CANCEL may run again");
+        assertThat(postbox.compensations().find("ORDER", "ORD-9001", "TIMEOUT_CANCEL").orElseThrow().attempts())
+                .as("its attempts start over").isZero();
+        assertThat(line(as("vic").run("audit").out(), "payments back")).contains("RETRY_COMPENSATION", "ann");
+        Cli.Result none = as("ann").run("retry-compensation", "ORDER", "ORD-9002", "TIMEOUT_CANCEL", "--reason", "which?");
+        assertThat(none.exitCode()).as("nothing to change is no error: " + none).isZero();
+        assertThat(none.out()).contains("nothing changed: no compensation ORDER/ORD-9002/TIMEOUT_CANCEL");
+    }
+
+    @Test
+    final void messageEventsAreFoundShownAndRetriedWithKindMessage() throws Exception {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            postbox.messages().create(c, MessageEvent.builder().eventNo("INVOICE:ORD-9101").eventType("INVOICE")
+                    .biz("ORDER", "ORD-9101").payload("{\"orderNo\":\"ORD-9101\"}").build());
+            c.commit();
+        }
+        long id = postbox.queries().messages().byEventNo("INVOICE:ORD-9101").orElseThrow().id();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(postbox.messages().claim(c, id)).isTrue();
+            postbox.messages().failPermanently(c, id, "invoice template missing");
+            c.commit();
+        }
+        Cli.Result found = as("vic").run("search", "--kind", "message", "ORD-9101");
+        assertThat(found.exitCode()).as(found.toString()).isZero();
+        assertThat(lineMatching(found.out(), "INVOICE:ORD-9101 .*")).contains("DEAD", "ORDER/ORD-9101", "invoice template missing");
+        assertThat(as("vic").run("search", "ORD-9101").out()).as("the outbox has no such event").contains("No events match");
+        Cli.Result shown = as("vic").run("show", "INVOICE:ORD-9101", "--kind", "message");
+        assertThat(shown.out()).contains("Event INVOICE:ORD-9101 (message)", "business key", "ORDER/ORD-9101");
+        assertThat(as("vic").run("show", "INVOICE:ORD-9101").exitCode()).isEqualTo(ExitCode.NOT_FOUND);
+
+        Cli.Result retried = as("ann").run("retry", "INVOICE:ORD-9101", "--kind", "message", "--reason", "template added");
+        assertThat(retried.exitCode()).as(retried.toString()).isZero();
+        assertThat(lineMatching(retried.out(), "INVOICE:ORD-9101 .*")).contains("DEAD", "PENDING");
+        assertThat(postbox.queries().messages().byEventNo("INVOICE:ORD-9101").orElseThrow().status()).isEqualTo(MessageStatus.PENDING);
     }
 
     @Test
