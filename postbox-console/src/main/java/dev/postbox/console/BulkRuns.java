@@ -96,7 +96,8 @@ final class BulkRuns implements AutoCloseable {
     }
 
     Run start(BulkRequest request, String token, Operator who) {
-        purge();
+        forgetExpired();
+        makeRoom();
         Run run = new Run(HexFormat.of().formatHex(randomBytes()), who.name(), request, clock.instant());
         runs.put(run.runId, run);
         try {
@@ -118,8 +119,9 @@ final class BulkRuns implements AutoCloseable {
             }, who);
             run.result = result;
             run.changed = result.changed();
-            run.status = "FAILED".equals(result.status()) ? "FAILED" : "DONE";
-            log.info("console: bulk {} {} by {} ended {}: {} changed, {} skipped (run {}, audit {})",
+            run.ended = clock.instant();
+            run.status = "FAILED".equals(result.status()) ? "FAILED" : "DONE"; // last: a poller seeing it sees the rest
+            log.debug("console: bulk {} {} by {} ended {}: {} changed, {} skipped (run {}, audit {})",
                     run.request.action(), run.request.kind(), who.name(), run.status, result.changed(), result.skipped(),
                     run.runId, result.auditId());
         } catch (ValidationException e) {
@@ -131,8 +133,6 @@ final class BulkRuns implements AutoCloseable {
             String incident = Incidents.next();
             log.error("console: bulk run {} by {} failed (incident {})", run.runId, who.name(), incident, e);
             fail(run, "internal", null, "the bulk action failed (incident " + incident + "; see the server log)");
-        } finally {
-            run.ended = clock.instant();
         }
     }
 
@@ -144,18 +144,23 @@ final class BulkRuns implements AutoCloseable {
         }
         error.put("message", message);
         run.error = error;
+        run.ended = clock.instant();
         run.status = "FAILED";
         log.info("console: bulk run {} by {} refused: {}", run.runId, run.actor, message);
     }
 
     Optional<Run> get(String runId) {
-        purge();
+        forgetExpired();
         return Optional.ofNullable(runs.get(runId));
     }
 
-    private void purge() {
+    private void forgetExpired() {
         Instant horizon = clock.instant().minus(keep);
         runs.values().removeIf(r -> r.ended != null && r.ended.isBefore(horizon));
+    }
+
+    /** Room for one more run: the oldest finished ones go while maxRuns are kept. */
+    private void makeRoom() {
         while (runs.size() >= maxRuns) {
             Optional<Run> oldest = runs.values().stream().filter(r -> r.ended != null)
                     .min(Comparator.comparing(r -> r.ended));

@@ -36,7 +36,8 @@ import java.util.Optional;
  * only an incident id that the server's log line (with the stack trace) repeats. Every response carries the
  * security headers (a Content-Security-Policy without inline script and with {@code frame-ancestors 'none'},
  * {@code X-Content-Type-Options: nosniff}, no caching of API answers). Each action is logged at INFO with
- * its actor and reason; payloads are never logged.
+ * its actor and reason (by {@link Operations}; the console adds dry runs and refused bulk runs); payloads are
+ * never logged.
  *
  * <p>Bulk actions run on a small pool the console owns ({@link Builder#bulkConcurrency}) and are polled at
  * {@code GET /api/bulk/{runId}}; {@link #close()} stops it. Thread-safe.

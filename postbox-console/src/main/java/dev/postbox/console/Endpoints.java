@@ -24,8 +24,9 @@ import java.util.stream.Collectors;
 /**
  * The routes of the console's API, each a thin mapping of a request onto one {@link Operations} call. Which
  * operator may do what is decided by {@link Operations} (and, on a read-only console, by the pipeline first);
- * this class reads parameters, names the field of bad input, logs each action at INFO with its actor and
- * reason (never a payload) and writes the JSON.
+ * this class reads parameters, names the field of bad input and writes the JSON. {@link Operations} logs each
+ * change and reveal at INFO with its actor and reason; the console adds its dry runs at INFO and repeats the
+ * rest at DEBUG (never a payload).
  */
 final class Endpoints {
 
@@ -108,7 +109,7 @@ final class Endpoints {
         var revealed = ops.payload(kind, eventNo, reason, c.operator)
                 .orElseThrow(() -> ApiError.notFound("no " + kind.name().toLowerCase(Locale.ROOT) + " event "
                         + Call.clip(eventNo)));
-        log.info("console: {} revealed the payload of {} event {}: reason \"{}\" (audit {})", c.operator.name(),
+        log.debug("console: {} revealed the payload of {} event {}: reason \"{}\" (audit {})", c.operator.name(),
                 kind, Views.logText(eventNo), Views.logText(reason), revealed.auditId());
         return Reply.ok(revealed);
     }
@@ -146,7 +147,7 @@ final class Endpoints {
     }
 
     private static void logAction(Call c, String action, String target, String reason, ActionResult r) {
-        log.info("console: {} {} {}: reason \"{}\" -> {} changed (audit {})", c.operator.name(), action,
+        log.debug("console: {} {} {}: reason \"{}\" -> {} changed (audit {})", c.operator.name(), action,
                 Views.logText(target), Views.logText(reason), r.changed(), r.auditId());
     }
 
@@ -184,7 +185,7 @@ final class Endpoints {
             throw ApiError.forbidden("forbidden", c.operator.name() + " may not run bulk actions");
         }
         var run = bulkRuns.start(request, token, c.operator);
-        log.info("console: {} started bulk {} {} \"{}\" (cap {}): reason \"{}\" (run {})", c.operator.name(),
+        log.debug("console: {} started bulk {} {} \"{}\" (cap {}): reason \"{}\" (run {})", c.operator.name(),
                 request.action(), request.kind(), Views.logText(request.query()), request.cap(),
                 Views.logText(request.reason()), run.runId);
         Map<String, Object> body = new LinkedHashMap<>();

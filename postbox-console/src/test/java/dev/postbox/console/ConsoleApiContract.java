@@ -395,6 +395,33 @@ abstract class ConsoleApiContract extends ConsoleFixture {
     }
 
     @Test
+    final void finishedBulkRunsAreKeptForTheirTimeAndAtMostTheirNumber() throws Exception {
+        try (ConsoleApi small = ConsoleApi.builder(operations).authenticator(users()).clock(clock)
+                .bulkConcurrency(1).maxBulkRuns(2).bulkRunsKept(java.time.Duration.ofMinutes(60)).build();
+             Endpoint e = serve(small)) {
+            ConsoleClient c = new ConsoleClient(e.base());
+            List<String> runs = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Res started = c.post(OPERATOR, "api/bulk", bulkBody("retry", "status:dead", 5, "run " + i, "not-a-token"));
+                assertThat(started.status()).isEqualTo(202);
+                String runId = (String) started.json().get("runId");
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while ("RUNNING".equals(c.get(VIEWER, "api/bulk/" + runId).json().get("status"))) {
+                    assertThat(System.nanoTime()).as("run " + runId + " ends").isLessThan(deadline);
+                    Thread.sleep(20); // polling the API as the UI does
+                }
+                runs.add(runId);
+                clock.advance(java.time.Duration.ofSeconds(1));
+            }
+            assertThat(c.get(VIEWER, "api/bulk/" + runs.get(0)).status()).as("the oldest of 3 > maxBulkRuns").isEqualTo(404);
+            assertThat(c.get(VIEWER, "api/bulk/" + runs.get(1)).status()).isEqualTo(200);
+            assertThat(c.get(VIEWER, "api/bulk/" + runs.get(2)).json().get("status")).isEqualTo("FAILED");
+            clock.advance(java.time.Duration.ofMinutes(61));
+            assertThat(c.get(VIEWER, "api/bulk/" + runs.get(2)).status()).as("an hour after it ended").isEqualTo(404);
+        }
+    }
+
+    @Test
     final void badBulkRequestsAre400NamingTheField() {
         error(client.post(OPERATOR, "api/bulk/preview", "{\"action\":\"retry\",\"query\":\"status:dead\",\"cap\":5,\"reason\":\"x\"}"),
                 400, "validation", "kind");

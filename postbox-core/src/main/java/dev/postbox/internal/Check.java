@@ -201,6 +201,23 @@ public final class Check {
         return clean.substring(0, end) + "…";
     }
 
+    /** A setting that must be a positive duration; returns it. */
+    public static java.time.Duration positive(String field, java.time.Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new ValidationException(field, "must be a positive duration (was " + d + ")");
+        }
+        return d;
+    }
+
+    /** A duration setting within {@code min} .. {@code max} (inclusive); returns it. */
+    public static java.time.Duration between(String field, java.time.Duration d, java.time.Duration min,
+                                             java.time.Duration max) {
+        if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            throw new ValidationException(field, "must be between " + min + " and " + max + " (was " + d + ")");
+        }
+        return d;
+    }
+
     /** {@link #clip} under its purpose's name: text Postbox writes, made storable. */
     public static String storable(String value, int max) {
         return clip(value, max);

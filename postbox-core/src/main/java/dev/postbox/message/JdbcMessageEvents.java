@@ -4,6 +4,7 @@ import dev.postbox.common.PostboxDefaults;
 import dev.postbox.common.PostboxSqlException;
 import dev.postbox.common.TransactionRequiredException;
 import dev.postbox.common.ValidationException;
+import dev.postbox.internal.AttemptLog;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Settings;
@@ -21,7 +22,8 @@ import java.util.UUID;
 
 /**
  * {@link MessageEvents} on plain JDBC; each transition is one conditional UPDATE and bumps {@code version},
- * which is what fences the {@link MessageWorker}'s writes.
+ * which is what fences the {@link MessageWorker}'s writes. A failure that changed the row also leaves its
+ * attempt row ({@code biz_event_attempt}) in the caller's transaction.
  */
 final class JdbcMessageEvents implements MessageEvents {
 
@@ -44,11 +46,13 @@ final class JdbcMessageEvents implements MessageEvents {
     private final String deadSql;
     private final String deadNowSql;
     private final String cancelSql;
+    private final AttemptLog attempts;
 
     JdbcMessageEvents(Settings settings) {
         this.settings = settings;
         this.dialect = settings.dialect();
         String t = settings.tables().message();
+        this.attempts = new AttemptLog(dialect, settings.tables().eventAttempt(), t);
         this.insert = new IdempotentInsert<>(dialect, t, """
                 event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, retry_count,
                  max_retry_count, trace_id, remark, version, deleted, create_time, update_time""",
@@ -139,6 +143,7 @@ final class JdbcMessageEvents implements MessageEvents {
             ps.setLong(4, id);
         });
         if (retried == 1) {
+            attempt(connection, id, AttemptLog.FAILED, now);
             return FailOutcome.RETRY_SCHEDULED;
         }
         return dead(connection, id, clipped, now, deadSql);
@@ -155,7 +160,23 @@ final class JdbcMessageEvents implements MessageEvents {
             dialect.bindTime(ps, 2, now);
             ps.setLong(3, id);
         });
-        return dead == 1 ? FailOutcome.DEAD : FailOutcome.NOT_PROCESSING;
+        if (dead == 1) {
+            attempt(connection, id, AttemptLog.DEAD, now);
+            return FailOutcome.DEAD;
+        }
+        return FailOutcome.NOT_PROCESSING;
+    }
+
+    /**
+     * The attempt row of the failure just written in the caller's transaction, as the row now holds it (no
+     * instance: the application recorded it, not a worker).
+     */
+    private void attempt(Connection connection, long id, String outcome, Instant now) {
+        try {
+            attempts.copyOfMessage(connection, id, outcome, null, now);
+        } catch (SQLException e) {
+            throw new PostboxSqlException("attempt history of message event " + id, e);
+        }
     }
 
     @Override

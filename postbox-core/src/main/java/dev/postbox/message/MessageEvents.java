@@ -47,13 +47,17 @@ public interface MessageEvents {
      * become U+FFFD; clipped to 1,000 characters). If a retry is left, the event becomes FAILED, due after
      * {@code retryAfter} (zero or positive; a retry time past what the column holds, such as after
      * {@code Duration.ofSeconds(Long.MAX_VALUE)}, is stored as the latest time it holds: 9999-12-31 on
-     * MySQL/MariaDB); otherwise it becomes DEAD.
+     * MySQL/MariaDB); otherwise it becomes DEAD. Either way the attempt is added to the event's attempt
+     * history ({@code biz_event_attempt}: outcome FAILED or DEAD, no instance) in the same transaction.
      *
      * @throws dev.postbox.common.ValidationException if {@code retryAfter} is null or negative
      */
     FailOutcome fail(Connection connection, long id, String reason, Duration retryAfter);
 
-    /** Records a failure that must not be retried: PROCESSING becomes DEAD at once; reason as in {@link #fail}. */
+    /**
+     * Records a failure that must not be retried: PROCESSING becomes DEAD at once; reason and attempt history as
+     * in {@link #fail}.
+     */
     FailOutcome failPermanently(Connection connection, long id, String reason);
 
     /**

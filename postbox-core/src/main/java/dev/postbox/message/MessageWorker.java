@@ -2,8 +2,11 @@ package dev.postbox.message;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.WindowStats;
+import dev.postbox.internal.poll.Heartbeat;
 import dev.postbox.internal.poll.PollLoop;
 import dev.postbox.internal.poll.Pools;
+import dev.postbox.relay.LatencyBuckets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +26,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * table. Built by {@code postbox.worker()}; {@link #start()} runs it on its own threads, {@link #runOnce()}
  * runs one cycle on the caller's. Thread-safe; {@link #close()} stops claiming, lets the handler in
  * progress finish within the shutdown timeout, records what finished and releases what did not start.
+ * <p>
+ * Each failed attempt it records also leaves a row in the attempt history ({@code biz_event_attempt}, in the same
+ * transaction); a heartbeat keeps the worker's row in {@code biz_relay_instance} (role {@code worker}) and its
+ * counts per window in {@code biz_relay_stats}. A success writes nothing more.
  */
 public final class MessageWorker implements AutoCloseable {
 
@@ -34,6 +41,7 @@ public final class MessageWorker implements AutoCloseable {
     private final HikariDataSource ownedPool;
     private final PollLoop loop;
     private final WorkerCycles cycles;
+    private final Heartbeat heartbeat;
     private final ReentrantLock callerLock = new ReentrantLock();
     private HandlerRunner callerRunner;
 
@@ -46,7 +54,12 @@ public final class MessageWorker implements AutoCloseable {
         // threads are named <name>-<n>, a single one too (the loop appends -<n> only for several)
         this.loop = new PollLoop("Message worker " + config.instanceId(), config.threads() == 1 ? name + "-0" : name,
                 config.threads(), config.pollMin(), config.pollMax(), log);
-        this.cycles = new WorkerCycles(settings, config, pool, loop::closing);
+        WindowStats stats = new WindowStats(LatencyBuckets.upperBounds());
+        this.cycles = new WorkerCycles(settings, config, pool, loop::closing, stats);
+        String detail = "handlers " + String.join(", ", config.handlers().keySet()) + "; " + config.threads()
+                + " thread(s), batch " + config.batchSize();
+        this.heartbeat = new Heartbeat(settings.dialect(), settings.tables(), pool, config.instanceId(), "worker", detail,
+                config.heartbeatInterval(), stats, log, "Message worker " + config.instanceId());
     }
 
     /** The settings this worker was built with (tests). */
@@ -70,6 +83,7 @@ public final class MessageWorker implements AutoCloseable {
     /** Starts the worker's threads; returns this worker. Calling it twice is an error. */
     public MessageWorker start() {
         loop.start(i -> new Body());
+        heartbeat.start();
         log.info("Message worker {} started: {} thread(s), batch {}, handler timeout {}, stuck timeout {}, types {}",
                 config.instanceId(), config.threads(), config.batchSize(), config.handlerTimeout(), config.stuckTimeout(),
                 config.handlers().keySet());
@@ -144,6 +158,7 @@ public final class MessageWorker implements AutoCloseable {
         } finally {
             callerLock.unlock();
         }
+        heartbeat.close(); // the last window and the stopped time, before the pool closes
         if (ownedPool != null) {
             ownedPool.close();
         }

@@ -4,6 +4,7 @@ import dev.postbox.common.RetryPolicy;
 import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.Heartbeat;
 import dev.postbox.spi.ErrorClassifier;
 
 import javax.sql.DataSource;
@@ -39,6 +40,7 @@ public final class MessageWorkerBuilder {
     private Duration shutdownTimeout = WorkerDefaults.SHUTDOWN_TIMEOUT;
     private DataSource dataSource;
     private WorkerListener listener = WorkerListener.NOOP;
+    private Duration heartbeatInterval = WorkerDefaults.HEARTBEAT_INTERVAL;
 
     /** Made by {@code Postbox#worker()} ({@link Wiring}). */
     MessageWorkerBuilder(Settings settings) {
@@ -141,6 +143,16 @@ public final class MessageWorkerBuilder {
         return this;
     }
 
+    /**
+     * Time between two heartbeats (100 ms .. 1 min; default 10 s): the worker's row in {@code biz_relay_instance}
+     * gets its last-seen time, and a {@code biz_relay_stats} row counts what it handled and failed since the last
+     * one, on a daemon thread of its own. A failing heartbeat is logged and tried again; it never stops the worker.
+     */
+    public MessageWorkerBuilder heartbeatInterval(Duration heartbeatInterval) {
+        this.heartbeatInterval = heartbeatInterval;
+        return this;
+    }
+
     /** Validates and builds the worker (not started). */
     public MessageWorker build() {
         if (handlers.isEmpty()) {
@@ -154,6 +166,7 @@ public final class MessageWorkerBuilder {
         positive("handlerTimeout", handlerTimeout);
         positive("stuckTimeout", stuckTimeout);
         positive("shutdownTimeout", shutdownTimeout);
+        Check.between("heartbeatInterval", heartbeatInterval, Heartbeat.MIN_INTERVAL, Heartbeat.MAX_INTERVAL);
         if (pollMax.compareTo(pollMin) < 0) {
             throw new ValidationException("pollInterval.max", "must be at least pollInterval.min " + pollMin
                     + " (was " + pollMax + ")");
@@ -168,7 +181,8 @@ public final class MessageWorkerBuilder {
     /** The validated settings the worker keeps, so that changing this builder later cannot change a built worker. */
     private WorkerConfig config() {
         return new WorkerConfig(instanceId, handlers, afterMaxRetries, retryPolicies, retryPolicy, classifier, threads,
-                batchSize, pollMin, pollMax, handlerTimeout, stuckTimeout, shutdownTimeout, dataSource, listener);
+                batchSize, pollMin, pollMax, handlerTimeout, stuckTimeout, shutdownTimeout, dataSource, listener,
+                heartbeatInterval);
     }
 
     /** Builds and starts the worker. */
@@ -177,8 +191,6 @@ public final class MessageWorkerBuilder {
     }
 
     private static void positive(String field, Duration d) {
-        if (d == null || d.isNegative() || d.isZero()) {
-            throw new ValidationException(field, "must be a positive duration (was " + d + ")");
-        }
+        Check.positive(field, d);
     }
 }

@@ -15,11 +15,13 @@ import java.util.Map;
  *
  * @param handlers   in the order they were registered
  * @param dataSource the worker's own data source, or null for a pool the worker opens
+ * @param heartbeatInterval time between two heartbeats (instance row, stats row)
  */
 record WorkerConfig(String instanceId, Map<String, MessageHandler> handlers, Map<String, AfterMaxRetries> afterMaxRetries,
                     Map<String, RetryPolicy> retryPolicies, RetryPolicy retryPolicy, ErrorClassifier classifier,
                     int threads, int batchSize, Duration pollMin, Duration pollMax, Duration handlerTimeout,
-                    Duration stuckTimeout, Duration shutdownTimeout, DataSource dataSource, WorkerListener listener) {
+                    Duration stuckTimeout, Duration shutdownTimeout, DataSource dataSource, WorkerListener listener,
+                    Duration heartbeatInterval) {
 
     WorkerConfig {
         handlers = Collections.unmodifiableMap(new LinkedHashMap<>(handlers));

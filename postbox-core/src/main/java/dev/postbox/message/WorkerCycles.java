@@ -1,6 +1,8 @@
 package dev.postbox.message;
 
+import dev.postbox.internal.AttemptLog;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.WindowStats;
 import dev.postbox.internal.poll.Failures;
 import dev.postbox.internal.poll.Transactions;
 import org.slf4j.Logger;
@@ -17,8 +19,9 @@ import java.util.function.BooleanSupplier;
  * The policy of one {@link MessageWorker} cycle, run by any of its threads or by a caller: recovers events
  * stuck in PROCESSING (a failed attempt), claims a batch, runs each handler outside any transaction,
  * keeps the rest of a slow batch from looking stuck, and records the outcomes fenced by the claimed
- * version, telling the listener what was recorded. Every database step is a short transaction of its own
- * on the worker's pool. Thread-safe: each caller brings its own {@link HandlerRunner}.
+ * version, telling the listener what was recorded, writing an attempt row for each failure recorded (in the
+ * same transaction) and counting the outcomes into the heartbeat's window. Every database step is a short
+ * transaction of its own on the worker's pool. Thread-safe: each caller brings its own {@link HandlerRunner}.
  */
 final class WorkerCycles {
 
@@ -33,9 +36,14 @@ final class WorkerCycles {
     private final WorkerStore store;
     private final FailurePolicy failurePolicy;
     private final String id;
+    private final AttemptLog attempts;
+    private final WindowStats stats;
 
-    /** @param stopping whether the worker is closing: no claim starts, no handler starts after it says so */
-    WorkerCycles(Settings settings, WorkerConfig config, DataSource pool, BooleanSupplier stopping) {
+    /**
+     * @param stopping whether the worker is closing: no claim starts, no handler starts after it says so
+     * @param stats    the heartbeat's window, into which every recorded outcome is counted
+     */
+    WorkerCycles(Settings settings, WorkerConfig config, DataSource pool, BooleanSupplier stopping, WindowStats stats) {
         this.settings = settings;
         this.config = config;
         this.pool = pool;
@@ -43,6 +51,8 @@ final class WorkerCycles {
         this.store = new WorkerStore(settings.dialect(), settings.tables().message(), config.handlers().keySet());
         this.failurePolicy = new FailurePolicy(config);
         this.id = config.instanceId();
+        this.attempts = new AttemptLog(settings.dialect(), settings.tables().eventAttempt(), settings.tables().message());
+        this.stats = stats;
     }
 
     /** One cycle (recover, claim, handle, record) on the calling thread, its handlers run by {@code runner}. */
@@ -127,18 +137,23 @@ final class WorkerCycles {
                 failures.add(failurePolicy.failure(r, new StuckEventException(r, config.stuckTimeout()),
                         "recovered by worker " + id + ": ", now));
             }
-            return store.failed(c, failures, now);
+            int[] done = store.failed(c, failures, now);
+            attempts.insert(c, attempts(failures, done), now);
+            return done;
         });
         if (failures.isEmpty()) {
             return 0;
         }
         int recovered = 0;
+        WindowStats.Tally counted = stats.tally();
         for (int i = 0; i < recorded.length; i++) {
             if (recorded[i] == 1) {
                 recovered++;
+                count(failures.get(i), counted);
                 notifyRecorded(failures.get(i));
             }
         }
+        counted.add();
         log.warn("Message worker {}: recovered {} event(s) stuck in PROCESSING for over {}", id, recovered,
                 config.stuckTimeout());
         return recovered;
@@ -165,16 +180,25 @@ final class WorkerCycles {
         }
         Instant now = settings.now();
         Recorded done = Transactions.inTransaction(pool, "worker " + id + " recording succeeded=" + succeeded.size()
-                + ", failed=" + failures.size(), c -> new Recorded(store.succeeded(c, succeeded, now),
-                store.failed(c, failures, now)));
+                + ", failed=" + failures.size(), c -> {
+            int ok = store.succeeded(c, succeeded, now);
+            int[] failed = store.failed(c, failures, now);
+            attempts.insert(c, attempts(failures, failed), now);
+            return new Recorded(ok, failed);
+        });
         tally.succeeded += done.succeeded();
         tally.fenced += succeeded.size() - done.succeeded();
+        WindowStats.Tally counted = stats.tally();
+        for (int i = 0; i < done.succeeded(); i++) { // fenced ones (rare) are not counted; which they were is not known
+            counted.succeeded(Duration.between(succeeded.get(i).createTime(), now).toMillis());
+        }
         for (int i = 0; i < failures.size(); i++) {
             WorkerStore.Failure f = failures.get(i);
             if (done.failures()[i] == 0) {
                 tally.fenced++;
                 continue;
             }
+            count(f, counted);
             switch (f.kind()) {
                 case RETRY -> tally.retried++;
                 case DEAD -> tally.dead++;
@@ -183,12 +207,44 @@ final class WorkerCycles {
             }
             notifyRecorded(f);
         }
+        counted.add();
         if (tally.fenced > 0) {
             log.warn("Message worker {}: {} outcome(s) not recorded: the events were recovered as stuck by another worker",
                     id, tally.fenced);
         }
         succeeded.clear();
         failures.clear();
+    }
+
+    /**
+     * The attempt rows of the failures recorded ({@code recorded[i] == 1}); a release (handed back unhandled) is no
+     * attempt. A cancel by the event type's policy after the last retry is outcome CANCELLED.
+     */
+    private List<AttemptLog.Attempt> attempts(List<WorkerStore.Failure> failures, int[] recorded) {
+        List<AttemptLog.Attempt> out = new ArrayList<>();
+        for (int i = 0; i < failures.size(); i++) {
+            WorkerStore.Failure f = failures.get(i);
+            if (recorded[i] == 1 && f.kind() != WorkerStore.Kind.RELEASE) {
+                MessageRecord e = f.event();
+                String outcome = switch (f.kind()) {
+                    case RETRY -> AttemptLog.FAILED;
+                    case CANCEL -> AttemptLog.CANCELLED;
+                    default -> AttemptLog.DEAD;
+                };
+                out.add(new AttemptLog.Attempt(AttemptLog.MESSAGE, e.id(), e.eventNo(), e.retryCount() + f.addRetries(),
+                        outcome, f.reason(), id, f.kind() == WorkerStore.Kind.RETRY ? f.nextRetry() : null));
+            }
+        }
+        return out;
+    }
+
+    /** Counts a recorded failure into the heartbeat's window: a retry left, or none (dead, or cancelled by policy). */
+    private static void count(WorkerStore.Failure f, WindowStats.Tally counted) {
+        switch (f.kind()) {
+            case RETRY -> counted.failed();
+            case DEAD, CANCEL -> counted.dead();
+            case RELEASE -> { }
+        }
     }
 
     private void notifyRecorded(WorkerStore.Failure f) {

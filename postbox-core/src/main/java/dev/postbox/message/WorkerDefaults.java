@@ -26,6 +26,11 @@ public final class WorkerDefaults {
     public static final Duration STUCK_TIMEOUT = Duration.ofMinutes(5);
     /** How long close() lets the handler in progress finish. */
     public static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(15);
+    /**
+     * Time between two heartbeats of a worker: its row in {@code biz_relay_instance} is refreshed and one
+     * {@code biz_relay_stats} row for the window just ended is written (none when nothing happened).
+     */
+    public static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
     /** Retry schedule of seed 000: 1 min, 5 min, 30 min, then 2 h. */
     public static final RetryPolicy RETRY_POLICY = RetryPolicy.seed000();
 

@@ -1,5 +1,6 @@
 package dev.postbox.relay;
 
+import dev.postbox.internal.AttemptLog;
 import dev.postbox.internal.Settings;
 import dev.postbox.internal.poll.Failures;
 import dev.postbox.internal.poll.Transactions;
@@ -18,7 +19,7 @@ import java.util.TreeMap;
 
 /**
  * The claim of one relay cycle, in one short transaction: the clock check when it is due, then the heads
- * and (in ordered mode) the runs that follow them. The claims of one relay's batches in flight take turns
+ * and (in ordered mode) the runs that follow them, and an attempt row for each lease it took over. The claims of one relay's batches in flight take turns
  * ({@link #claim} is synchronized: one claim transaction at a time per relay, and the follower look's state
  * is the relay's); claims of strategies that need it ({@link Claimer#serialized()}) are serialized with
  * every other relay's in this JVM.
@@ -38,6 +39,7 @@ final class BatchClaim {
     /** Claims the runs that follow claimed heads; null in unordered mode. */
     private final Followers followers;
     private final ClockCheck clockCheck;
+    private final AttemptLog attempts;
     /**
      * A steady trickle of events rarely has followers, and looking costs a round trip on every claim;
      * runs are looked for when the heads fill their share, when the last look found some, and otherwise
@@ -55,6 +57,7 @@ final class BatchClaim {
         this.claimer = Claimer.forDialect(settings.dialect(), table, config.ordered(), config.unorderedTopics());
         this.followers = config.ordered() ? Claimer.followers(settings.dialect(), table, config.unorderedTopics()) : null;
         this.clockCheck = new ClockCheck(settings.dialect(), config.clockBound());
+        this.attempts = new AttemptLog(settings.dialect(), settings.tables().eventAttempt(), settings.tables().message());
     }
 
     ClockCheck clockCheck() {
@@ -69,7 +72,12 @@ final class BatchClaim {
                         checkClock(c);
                     }
                     Instant takeoverBefore = clockCheck.trusted() ? now : ClockCheck.NO_TAKEOVER;
-                    return claimIn(c, now, takeoverBefore, now.plus(config.lease()));
+                    Takeovers takeovers = new Takeovers();
+                    List<OutboxRecord> claimed = claimIn(c, now, takeoverBefore, now.plus(config.lease()), takeovers);
+                    if (!takeovers.isEmpty()) { // rare: a relay stopped holding these; its attempts end here
+                        attempts.insert(c, takeovers.attempts(config.instanceId()), now);
+                    }
+                    return claimed;
                 });
     }
 
@@ -97,15 +105,15 @@ final class BatchClaim {
      * aggregates are in flight at once (which keeps the next head near the front of the index for every
      * relay). If the runs leave room, a second round of heads fills it.
      */
-    private List<OutboxRecord> claimIn(Connection c, Instant now, Instant takeoverBefore, Instant lockUntil)
-            throws SQLException {
+    private List<OutboxRecord> claimIn(Connection c, Instant now, Instant takeoverBefore, Instant lockUntil,
+                                       Takeovers takeovers) throws SQLException {
         int limit = config.batchSize();
         String me = config.instanceId();
         if (followers == null || limit < 4) {
-            return claimer.claim(c, limit, me, now, takeoverBefore, lockUntil);
+            return claimer.claim(c, limit, me, now, takeoverBefore, lockUntil, takeovers);
         }
         int firstHeads = limit / 4;
-        List<OutboxRecord> heads = claimer.claim(c, firstHeads, me, now, takeoverBefore, lockUntil);
+        List<OutboxRecord> heads = claimer.claim(c, firstHeads, me, now, takeoverBefore, lockUntil, takeovers);
         if (heads.isEmpty()) {
             return heads;
         }
@@ -115,12 +123,13 @@ final class BatchClaim {
         if (heads.size() == firstHeads || followersFound || nanos - lastFollowerLook >= FOLLOWER_LOOK_NANOS) {
             lastFollowerLook = nanos;
             List<OutboxRecord> more = followers.claim(c, heads, config.unorderedTopics(), limit - all.size(), me, now,
-                    takeoverBefore, lockUntil);
+                    takeoverBefore, lockUntil, takeovers);
             followersFound = !more.isEmpty();
             more.forEach(r -> all.put(r.id(), r));
         }
         if (heads.size() == firstHeads && all.size() < limit) {
-            claimer.claim(c, limit - all.size(), me, now, takeoverBefore, lockUntil).forEach(r -> all.put(r.id(), r));
+            claimer.claim(c, limit - all.size(), me, now, takeoverBefore, lockUntil, takeovers)
+                    .forEach(r -> all.put(r.id(), r));
         }
         return new ArrayList<>(all.values());
     }

@@ -23,8 +23,14 @@ interface Claimer {
      * As above; leases held by others are taken over only when they expired before {@code takeoverBefore}
      * (now, or far in the past while this relay's clock cannot be trusted to judge them).
      */
+    default List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
+                                     Instant lockUntil) throws SQLException {
+        return claim(c, limit, owner, now, takeoverBefore, lockUntil, new Takeovers());
+    }
+
+    /** As above, adding every takeover (an expired lease claimed) to {@code takeovers}. */
     List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
-                             Instant lockUntil) throws SQLException;
+                             Instant lockUntil, Takeovers takeovers) throws SQLException;
 
     /**
      * Whether claims (until commit) must not overlap within this JVM. Without SKIP LOCKED, concurrent

@@ -37,7 +37,7 @@ final class ConditionalClaimer implements Claimer {
 
     @Override
     public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
-                                    Instant lockUntil) throws SQLException {
+                                    Instant lockUntil, Takeovers takeovers) throws SQLException {
         List<OutboxRecord> candidates = Candidates.all(c, dialect, s, "", now, takeoverBefore, limit);
         if (candidates.isEmpty()) {
             return List.of();
@@ -59,7 +59,9 @@ final class ConditionalClaimer implements Claimer {
         List<OutboxRecord> claimed = new ArrayList<>(candidates.size());
         for (int i = 0; i < candidates.size(); i++) {
             if (counts[i] == 1) {
-                claimed.add(ClaimSql.leased(candidates.get(i), owner, now, lockUntil));
+                OutboxRecord leased = ClaimSql.leased(candidates.get(i), owner, now, lockUntil);
+                claimed.add(leased);
+                takeovers.ifExpired(candidates.get(i), leased); // the row as read: the version it won by is unchanged
             }
         }
         return claimed;

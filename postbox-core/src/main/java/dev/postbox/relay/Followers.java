@@ -70,6 +70,13 @@ final class Followers {
      */
     List<OutboxRecord> claim(Connection c, List<OutboxRecord> heads, Set<String> unorderedTopics, int room,
                              String owner, Instant now, Instant takeoverBefore, Instant lockUntil) throws SQLException {
+        return claim(c, heads, unorderedTopics, room, owner, now, takeoverBefore, lockUntil, new Takeovers());
+    }
+
+    /** As above, adding every takeover (a follower whose lease had expired) to {@code takeovers}. */
+    List<OutboxRecord> claim(Connection c, List<OutboxRecord> heads, Set<String> unorderedTopics, int room,
+                             String owner, Instant now, Instant takeoverBefore, Instant lockUntil, Takeovers takeovers)
+            throws SQLException {
         List<OutboxRecord> ordered = heads.stream().filter(h -> isOrdered(h, unorderedTopics)).toList();
         if (ordered.isEmpty() || room <= 0) {
             return List.of();
@@ -90,7 +97,9 @@ final class Followers {
         lease(c, locked, owner, now, lockUntil);
         List<OutboxRecord> leased = new ArrayList<>(locked.size());
         for (OutboxRecord r : locked) {
-            leased.add(ClaimSql.leased(r, owner, now, lockUntil));
+            OutboxRecord l = ClaimSql.leased(r, owner, now, lockUntil);
+            leased.add(l);
+            takeovers.ifExpired(r, l);
         }
         return leased;
     }

@@ -46,7 +46,7 @@ final class LockingSelectClaimer implements Claimer {
 
     @Override
     public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
-                                    Instant lockUntil) throws SQLException {
+                                    Instant lockUntil, Takeovers takeovers) throws SQLException {
         TreeSet<Long> ids = new TreeSet<>();
         int want = Math.min(2 * limit, RelayDefaults.MAX_BATCH_SIZE * 2);
         Candidates.RowReader id = rs -> ids.add(rs.getLong(1));
@@ -75,7 +75,9 @@ final class LockingSelectClaimer implements Claimer {
         }
         List<OutboxRecord> claimed = new ArrayList<>(chosen.size());
         for (OutboxRecord r : chosen) {
-            claimed.add(ClaimSql.leased(r, owner, now, lockUntil));
+            OutboxRecord leased = ClaimSql.leased(r, owner, now, lockUntil);
+            claimed.add(leased);
+            takeovers.ifExpired(r, leased);
         }
         return claimed;
     }

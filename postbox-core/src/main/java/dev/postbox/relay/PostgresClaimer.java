@@ -26,16 +26,21 @@ final class PostgresClaimer implements Claimer {
     PostgresClaimer(Dialect dialect, ClaimSql s) {
         this.dialect = dialect;
         // = ANY(ARRAY(...)): the claimed ids as one array, so the update is a primary-key lookup however big
-        // the table is, never a hash join over it
+        // the table is, never a hash join over it. RETURNING sees the new row; the relay that held a lease
+        // taken over is read back from the CTE (its rows as they were), and only for a takeover: the CASE
+        // runs that subquery for rows this claim marked expired (rare), never for an ordinary claim
         this.sql = """
-                WITH c AS (SELECT e.id FROM %1$s e WHERE %2$s%3$s ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED)\
-                 UPDATE %1$s AS u SET %4$s WHERE u.id = ANY (ARRAY(SELECT id FROM c)) RETURNING %5$s"""
-                .formatted(s.table, s.claimable, s.orderGuard, s.leaseSet, ClaimSql.qualified("u", OutboxRows.COLUMNS));
+                WITH c AS (SELECT e.id, e.locked_by FROM %1$s e WHERE %2$s%3$s ORDER BY e.id LIMIT ?\
+                 FOR UPDATE OF e SKIP LOCKED)\
+                 UPDATE %1$s AS u SET %4$s WHERE u.id = ANY (ARRAY(SELECT id FROM c)) RETURNING %5$s,\
+                 CASE WHEN u.fail_reason = %6$s THEN (SELECT c.locked_by FROM c WHERE c.id = u.id) END AS previous_owner"""
+                .formatted(s.table, s.claimable, s.orderGuard, s.leaseSet, ClaimSql.qualified("u", OutboxRows.COLUMNS),
+                        ClaimSql.quoted(ClaimSql.LEASE_EXPIRED));
     }
 
     @Override
     public List<OutboxRecord> claim(Connection c, int limit, String owner, Instant now, Instant takeoverBefore,
-                                    Instant lockUntil) throws SQLException {
+                                    Instant lockUntil, Takeovers takeovers) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             dialect.bindTime(ps, 1, now);
             dialect.bindTime(ps, 2, takeoverBefore);
@@ -48,7 +53,11 @@ final class PostgresClaimer implements Claimer {
             List<OutboxRecord> claimed = new ArrayList<>(limit);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    claimed.add(OutboxRows.read(rs, dialect));
+                    OutboxRecord r = OutboxRows.read(rs, dialect);
+                    claimed.add(r);
+                    if (ClaimSql.LEASE_EXPIRED.equals(r.failReason())) {
+                        takeovers.add(r, rs.getString("previous_owner"));
+                    }
                 }
             }
             claimed.sort(java.util.Comparator.comparingLong(OutboxRecord::id));

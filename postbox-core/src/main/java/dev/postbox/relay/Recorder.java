@@ -1,6 +1,8 @@
 package dev.postbox.relay;
 
+import dev.postbox.internal.AttemptLog;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.WindowStats;
 import dev.postbox.internal.poll.Failures;
 import dev.postbox.internal.poll.Transactions;
 import dev.postbox.outbox.OutboxRecord;
@@ -10,13 +12,16 @@ import org.slf4j.LoggerFactory;
 import javax.sql.DataSource;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
  * Records the outcomes of a cycle with fenced writes in one transaction, tells the listener what was
  * recorded, and gives back leases whose outcome is not known. An outcome this relay can no longer record
- * (its lease was taken over meanwhile) is counted as fenced and logged, never written.
+ * (its lease was taken over meanwhile) is counted as fenced and logged, never written. Each failure it did
+ * record gets its row in the attempt history in the same transaction (one JDBC batch per cycle); what was
+ * recorded is counted into the heartbeat's window.
  */
 final class Recorder {
 
@@ -27,13 +32,18 @@ final class Recorder {
     private final DataSource pool;
     private final Leases leases;
     private final BooleanSupplier closing;
+    private final AttemptLog attempts;
+    private final WindowStats stats;
 
-    Recorder(Settings settings, RelayConfig config, DataSource pool, Leases leases, BooleanSupplier closing) {
+    Recorder(Settings settings, RelayConfig config, DataSource pool, Leases leases, BooleanSupplier closing,
+             WindowStats stats) {
         this.settings = settings;
         this.config = config;
         this.pool = pool;
         this.leases = leases;
         this.closing = closing;
+        this.attempts = new AttemptLog(settings.dialect(), settings.tables().eventAttempt(), settings.tables().message());
+        this.stats = stats;
     }
 
     /** Records {@code outcomes} at {@code now}; {@code started} (a nanoTime) began the cycle. */
@@ -47,6 +57,7 @@ final class Recorder {
                 + failures.size(), c -> {
             int ok = leases.published(c, published, id, now);
             int[] failed = leases.failed(c, failures, id, now);
+            attempts.insert(c, attempts(failures, failed, id), now);
             if (!unknown.isEmpty()) {
                 int released = leases.release(c, unknown, id, now);
                 if (!closing.getAsBoolean()) {
@@ -64,6 +75,20 @@ final class Recorder {
         return cycle;
     }
 
+    /** The attempt rows of the failures this relay recorded ({@code written[i] != 0}). */
+    private static List<AttemptLog.Attempt> attempts(List<Leases.Failure> failures, int[] written, String id) {
+        List<AttemptLog.Attempt> out = new ArrayList<>();
+        for (int i = 0; i < failures.size(); i++) {
+            Leases.Failure f = failures.get(i);
+            if (written[i] != 0) {
+                OutboxRecord e = f.event();
+                out.add(new AttemptLog.Attempt(AttemptLog.OUTBOX, e.id(), e.eventNo(), e.retryCount() + f.addRetries(),
+                        f.dead() ? AttemptLog.DEAD : AttemptLog.FAILED, f.reason(), id, f.dead() ? null : f.nextRetry()));
+            }
+        }
+        return out;
+    }
+
     /** What the recording transaction wrote: published rows, and per failure 1, or 0 where it was fenced. */
     private record Written(int published, int[] failed) {
     }
@@ -74,6 +99,7 @@ final class Recorder {
         int fenced = published.size() - written.published();
         int failed = 0;
         int dead = 0;
+        WindowStats.Tally tally = stats.tally();
         for (int i = 0; i < failures.size(); i++) {
             Leases.Failure f = failures.get(i);
             if (written.failed()[i] == 0) {
@@ -82,15 +108,23 @@ final class Recorder {
             }
             if (f.dead()) {
                 dead++;
+                tally.dead();
                 Failures.safely(log, config.owner(), () -> config.listener().dead(f.event(), f.reason()));
             } else {
                 failed++;
+                tally.failed();
                 Failures.safely(log, config.owner(), () -> config.listener().failed(f.event(), f.reason(), f.nextRetry()));
             }
         }
-        for (OutboxRecord r : published) {
-            Failures.safely(log, config.owner(), () -> config.listener().published(r, Duration.between(r.createTime(), now)));
+        for (int i = 0; i < published.size(); i++) {
+            OutboxRecord r = published.get(i);
+            Duration latency = Duration.between(r.createTime(), now);
+            if (i < written.published()) { // fenced ones (rare) are not counted; which they were is not known
+                tally.succeeded(latency.toMillis());
+            }
+            Failures.safely(log, config.owner(), () -> config.listener().published(r, latency));
         }
+        tally.add();
         if (fenced > 0) {
             log.warn("Relay {}: {} outcomes not recorded: their leases expired and another relay took them over",
                     config.instanceId(), fenced);

@@ -2,7 +2,9 @@ package dev.postbox.relay;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.WindowStats;
 import dev.postbox.internal.poll.Failures;
+import dev.postbox.internal.poll.Heartbeat;
 import dev.postbox.internal.poll.PollLoop;
 import dev.postbox.internal.poll.Pools;
 import dev.postbox.outbox.OutboxRecord;
@@ -30,6 +32,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * reason, and the relay goes on. While a batch is in flight its leases are renewed every third of the
  * lease, so a short lease is safe and a relay that dies (kill -9) holds its events for one lease only.
  * A takeover after an expired lease is counted in {@code lease_expiries}, never as a failed attempt.
+ * Failed attempts and takeovers leave a row each in the attempt history ({@code biz_event_attempt}, in the
+ * transaction that records them); a heartbeat keeps the relay's row in {@code biz_relay_instance} and its
+ * counts per window in {@code biz_relay_stats} ({@link RelayParts#heartbeat}). A success writes nothing more.
  * <p>
  * A relay has up to {@code inFlightBatches} batches in flight, each on a thread of its own (a {@link Slot}):
  * while one batch is published and recorded the next is claimed, so a new event does not wait for the cycle
@@ -55,6 +60,7 @@ public final class Relay implements AutoCloseable {
     private final DataSource pool;
     private final HikariDataSource ownedPool;
     private final PollLoop loop;
+    private final Heartbeat heartbeat;
     /** Set when close() begins: no further wave is handed to the publisher. */
     private volatile boolean closing;
     private boolean started;
@@ -82,22 +88,11 @@ public final class Relay implements AutoCloseable {
                     settings::now), () -> closing);
         }
         this.outcomes = new Outcomes(config);
-        this.recorder = new Recorder(settings, config, pool, leases, () -> closing);
+        WindowStats stats = new WindowStats(LatencyBuckets.upperBounds());
+        this.recorder = new Recorder(settings, config, pool, leases, () -> closing, stats);
+        this.heartbeat = RelayParts.heartbeat(settings, config, pool, stats);
         this.loop = new PollLoop(config.owner(), "postbox-relay-" + config.instanceId(), slots.length,
                 config.pollMin(), config.pollMax(), log);
-    }
-
-    private boolean listens() {
-        return config.listen() && settings.dialect().notifiesAtCommit() && pgDriverPresent();
-    }
-
-    private static boolean pgDriverPresent() {
-        try {
-            Class.forName("org.postgresql.PGConnection", false, Relay.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
     }
 
     /** The connections the relay works with (its own pool unless one was handed in); for tests. */
@@ -177,7 +172,8 @@ public final class Relay implements AutoCloseable {
             }
         });
         settings.wakeUps().add(wakeUpHook);
-        if (listens()) {
+        heartbeat.start();
+        if (RelayParts.listens(config, settings)) {
             notifications = new PgNotifications(pool, settings.tables().outbox(), this::wakeUp, config.instanceId()).start();
         }
         log.info("Relay {} started: batch {}, {} in flight, lease {}, send timeout {}, {} ({})", config.instanceId(),
@@ -270,6 +266,7 @@ public final class Relay implements AutoCloseable {
             slot.keeper.close();
         }
         sender.close();
+        heartbeat.close(); // the last window and the stopped time, before the pool closes
         if (stillWorking) {
             log.warn("Relay {}: still publishing after the shutdown timeout {} plus the send timeout {} (a publisher"
                     + " that ignores interrupts); not waiting longer: its leases expire after {}", config.instanceId(),

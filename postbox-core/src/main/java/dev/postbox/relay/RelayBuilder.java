@@ -3,20 +3,19 @@ package dev.postbox.relay;
 import dev.postbox.common.RetryPolicy;
 import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
+import dev.postbox.internal.Hosts;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.Heartbeat;
 import dev.postbox.spi.ErrorClassifier;
 import dev.postbox.spi.Publisher;
 
 import javax.sql.DataSource;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Configures a {@link Relay}; obtained from {@code postbox.relay(publisher)}. {@link #build()} validates
@@ -27,7 +26,7 @@ public final class RelayBuilder {
 
     final Settings settings;
     final Publisher publisher;
-    String instanceId = defaultInstanceId();
+    String instanceId = Hosts.instanceId();
     int batchSize = RelayDefaults.BATCH_SIZE;
     Duration lease = RelayDefaults.LEASE;
     Duration sendTimeout = RelayDefaults.SEND_TIMEOUT;
@@ -49,23 +48,12 @@ public final class RelayBuilder {
     /** Null: the default, {@link RelayDefaults#MAX_CLOCK_SKEW} or a third of the lease if that is less. */
     Duration maxClockSkew;
     boolean clockSkewCheck = true;
+    Duration heartbeatInterval = RelayDefaults.HEARTBEAT_INTERVAL;
 
     /** Made by {@code Postbox#relay} ({@link Wiring}). */
     RelayBuilder(Settings settings, Publisher publisher) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.publisher = Objects.requireNonNull(publisher, "publisher");
-    }
-
-    private static String defaultInstanceId() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (Exception e) {
-            host = "host";
-        }
-        String id = host + "-" + ManagementFactory.getRuntimeMXBean().getPid() + "-"
-                + Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
-        return id.length() > 100 ? id.substring(id.length() - 100) : id;
     }
 
     /** The {@code locked_by} of this relay, unique among relays; default host-pid-random. At most 128 characters. */
@@ -243,6 +231,16 @@ public final class RelayBuilder {
     }
 
     /**
+     * Time between two heartbeats (100 ms .. 1 min; default 10 s): the relay's row in {@code biz_relay_instance}
+     * gets its last-seen time, and a {@code biz_relay_stats} row counts what it published and failed since the last
+     * one, on a daemon thread of its own. A failing heartbeat is logged and tried again; it never stops the relay.
+     */
+    public RelayBuilder heartbeatInterval(Duration heartbeatInterval) {
+        this.heartbeatInterval = heartbeatInterval;
+        return this;
+    }
+
+    /**
      * Validates and builds the relay (not started). The relay keeps a frozen copy of the settings
      * ({@link RelayConfig}): changing this builder afterwards changes only relays built later.
      */
@@ -256,6 +254,7 @@ public final class RelayBuilder {
         positive("pollInterval.min", pollMin);
         positive("pollInterval.max", pollMax);
         positive("shutdownTimeout", shutdownTimeout);
+        Check.between("heartbeatInterval", heartbeatInterval, Heartbeat.MIN_INTERVAL, Heartbeat.MAX_INTERVAL);
         if (lease.compareTo(RelayDefaults.MIN_LEASE) < 0) {
             throw new ValidationException("leaseDuration", "must be at least " + RelayDefaults.MIN_LEASE
                     + " (was " + lease + "), so that renewals every third of it have time to reach the database");
@@ -283,7 +282,7 @@ public final class RelayBuilder {
         }
         return new Relay(settings, new RelayConfig(publisher, instanceId, batchSize, lease, sendTimeout, pollMin,
                 pollMax, poolSize, inFlightBatches, shutdownTimeout, ordered, unorderedTopics, retryPolicy, retryPolicies, classifier,
-                listener, dataSource, listen, asyncCommit, maxLeaseExpiries, skew, clockSkewCheck));
+                listener, dataSource, listen, asyncCommit, maxLeaseExpiries, skew, clockSkewCheck, heartbeatInterval));
     }
 
     /** Builds and starts the relay. */
@@ -292,8 +291,6 @@ public final class RelayBuilder {
     }
 
     private static void positive(String field, Duration d) {
-        if (d == null || d.isNegative() || d.isZero()) {
-            throw new ValidationException(field, "must be a positive duration (was " + d + ")");
-        }
+        Check.positive(field, d);
     }
 }

@@ -21,12 +21,14 @@ import java.util.Set;
  * @param dataSource  the data source handed in, or null: the relay opens a pool of its own
  * @param inFlightBatches how many cycles run at once, each on its own thread with its own batch
  * @param maxClockSkew the resolved bound (never null), checked only when {@code clockSkewCheck}
+ * @param heartbeatInterval time between two heartbeats (instance row, stats row)
  */
 record RelayConfig(Publisher publisher, String instanceId, int batchSize, Duration lease, Duration sendTimeout,
                    Duration pollMin, Duration pollMax, int poolSize, int inFlightBatches, Duration shutdownTimeout, boolean ordered,
                    Set<String> unorderedTopics, RetryPolicy retryPolicy, Map<String, RetryPolicy> retryPolicies,
                    ErrorClassifier classifier, RelayListener listener, DataSource dataSource, boolean listen,
-                   boolean asyncCommit, int maxLeaseExpiries, Duration maxClockSkew, boolean clockSkewCheck) {
+                   boolean asyncCommit, int maxLeaseExpiries, Duration maxClockSkew, boolean clockSkewCheck,
+                   Duration heartbeatInterval) {
 
     RelayConfig {
         Objects.requireNonNull(publisher, "publisher");
@@ -35,6 +37,7 @@ record RelayConfig(Publisher publisher, String instanceId, int batchSize, Durati
         Objects.requireNonNull(retryPolicy, "retryPolicy");
         Objects.requireNonNull(classifier, "errorClassifier");
         Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(heartbeatInterval, "heartbeatInterval");
     }
 
     /** The clock check's bound, or null when the check is off (the relay's clock is trusted as is). */

@@ -43,6 +43,12 @@ public final class RelayDefaults {
 
     /** Most batches one relay may have in flight at once. */
     public static final int MAX_IN_FLIGHT_BATCHES = 8;
+    /**
+     * Time between two heartbeats of a relay: its row in {@code biz_relay_instance} is refreshed and one
+     * {@code biz_relay_stats} row for the window just ended is written (none when nothing happened).
+     */
+    public static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(10);
+
     /** How long close() lets an in-flight batch finish before giving its leases back. */
     public static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(15);
 

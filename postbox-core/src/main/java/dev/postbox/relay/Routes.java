@@ -86,6 +86,14 @@ public final class Routes implements Publisher {
         return p != null ? p : byChannel.get(r.channel());
     }
 
+    /** The routes for the console: {@code channel[/topic] -> publisher class}, sorted. */
+    String describe() {
+        java.util.TreeSet<String> out = new java.util.TreeSet<>();
+        byChannel.forEach((channel, p) -> out.add(channel + " -> " + p.getClass().getName()));
+        byChannelAndTopic.forEach((key, p) -> out.add(key.replace('\u0000', '/') + " -> " + p.getClass().getName()));
+        return String.join(", ", out);
+    }
+
     /** A lane of one routed publisher. */
     private record Lane(Publisher publisher, Object lane) {
     }

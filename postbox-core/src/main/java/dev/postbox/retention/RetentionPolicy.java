@@ -19,7 +19,9 @@ import java.util.Set;
  * What retention removes: per table and status, how long a finished row is kept; per table, whether rows
  * are deleted or moved to the table's {@code *_archive} twin. Nothing is removed that no rule names (DEAD
  * rows are kept until a rule says otherwise), and unfinished rows (PENDING, PUBLISHING, FAILED,
- * PROCESSING, RUNNING) cannot be named at all. Immutable.
+ * PROCESSING, RUNNING) cannot be named at all. The attempt history ({@link RetentionTable#ATTEMPTS}) follows
+ * the events: unless {@link Builder#attempts} sets its own window, attempt rows older than the longest outbox
+ * or message rule are deleted (none without such a rule). Immutable.
  * <pre>{@code
  * RetentionPolicy policy = RetentionPolicy.builder()
  *         .outbox(OutboxStatus.PUBLISHED, Duration.ofDays(7))
@@ -53,31 +55,43 @@ public final class RetentionPolicy {
     public static final Duration MAX_KEEP = Duration.ofDays(3650);
 
     private final List<Rule> rules;
+    /** The rules with the attempt history's derived one, when it has none of its own. */
+    private final List<Rule> effective;
     private final Map<RetentionTable, Strategy> strategies;
 
     private RetentionPolicy(List<Rule> rules, Map<RetentionTable, Strategy> strategies) {
         this.rules = List.copyOf(rules);
         this.strategies = Map.copyOf(strategies);
+        List<Rule> all = new ArrayList<>(rules);
+        if (rules.stream().noneMatch(r -> r.table() == RetentionTable.ATTEMPTS)) {
+            rules.stream().filter(r -> r.table() == RetentionTable.OUTBOX || r.table() == RetentionTable.MESSAGES)
+                    .map(Rule::keep).max(Duration::compareTo)
+                    .ifPresent(keep -> all.add(new Rule(RetentionTable.ATTEMPTS, null, keep)));
+        }
+        this.effective = List.copyOf(all);
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Every rule, in the order given. */
+    /** Every rule, in the order given (the attempt history's derived rule is not among them). */
     public List<Rule> rules() {
         return rules;
     }
 
-    /** The rules of {@code table}. */
+    /**
+     * The rules of {@code table}; for {@link RetentionTable#ATTEMPTS} without a rule of its own, the derived one:
+     * the longest outbox or message retention (empty without such a rule).
+     */
     public List<Rule> rules(RetentionTable table) {
-        return rules.stream().filter(r -> r.table() == table).toList();
+        return effective.stream().filter(r -> r.table() == table).toList();
     }
 
-    /** The tables with at least one rule. */
+    /** The tables with at least one rule (the attempt history with its derived rule too). */
     public Set<RetentionTable> tables() {
         EnumSet<RetentionTable> out = EnumSet.noneOf(RetentionTable.class);
-        rules.forEach(r -> out.add(r.table()));
+        effective.forEach(r -> out.add(r.table()));
         return out;
     }
 
@@ -130,9 +144,22 @@ public final class RetentionPolicy {
             return rule(RetentionTable.COMPENSATIONS, Objects.requireNonNull(status, "status").name(), keep);
         }
 
+        /**
+         * Removes attempt-history rows ({@code biz_event_attempt}) once older than {@code window}, instead of the
+         * default: the longest outbox or message retention.
+         */
+        public Builder attempts(Duration window) {
+            return rule(RetentionTable.ATTEMPTS, null, window);
+        }
+
         /** Moves the removed rows of {@code table} to its {@code *_archive} twin instead of deleting them. */
         public Builder archive(RetentionTable table) {
-            strategies.put(Objects.requireNonNull(table, "table"), Strategy.ARCHIVE);
+            Objects.requireNonNull(table, "table");
+            if (!table.archivable()) {
+                throw new ValidationException(table.field() + ".strategy", table.field() + " has no archive table;"
+                        + " its rows are deleted");
+            }
+            strategies.put(table, Strategy.ARCHIVE);
             return this;
         }
 

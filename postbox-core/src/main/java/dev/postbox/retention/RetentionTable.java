@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * The tables retention keeps small, each with the statuses it may remove and the ones it never touches.
  * A row's age is taken from {@code update_time} (the time of its last change of state: published, dead,
- * cancelled, done), or for the consume log from {@code create_time} (its dedupe window).
+ * cancelled, done), or for the consume log and the attempt history from {@code create_time}.
  */
 public enum RetentionTable {
 
@@ -31,7 +31,14 @@ public enum RetentionTable {
     /** {@code compensation_log}: DONE, FAILED; never RUNNING. */
     COMPENSATIONS("compensations", "compensate_status", false,
             List.of(CompensationStatus.DONE.name(), CompensationStatus.FAILED.name()),
-            List.of(CompensationStatus.RUNNING.name()));
+            List.of(CompensationStatus.RUNNING.name())),
+
+    /**
+     * {@code event_attempt}, the attempt history of outbox and message events (schema version 8): every row
+     * older than its window, by default that of the longest outbox or message rule
+     * ({@link RetentionPolicy#rules(RetentionTable)}). Deleted only: it has no archive twin.
+     */
+    ATTEMPTS("attempts", null, false, List.of(), List.of());
 
     private final String field;
     private final String statusColumn;
@@ -70,11 +77,20 @@ public enum RetentionTable {
             case MESSAGES -> tables.message();
             case CONSUME_LOG -> tables.consumeLog();
             case COMPENSATIONS -> tables.compensationLog();
+            case ATTEMPTS -> tables.eventAttempt();
         };
     }
 
-    /** Its {@code *_archive} twin. */
+    /** Whether the table has an {@code *_archive} twin (every table but the attempt history). */
+    public boolean archivable() {
+        return this != ATTEMPTS;
+    }
+
+    /** Its {@code *_archive} twin; only for an {@link #archivable()} table. */
     public String archive(TableNames tables) {
+        if (!archivable()) {
+            throw new IllegalStateException(field + " has no archive table");
+        }
         return table(tables) + "_archive";
     }
 

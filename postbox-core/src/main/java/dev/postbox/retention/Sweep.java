@@ -57,7 +57,7 @@ final class Sweep {
         this.timeoutSeconds = timeoutSeconds;
         this.table = table;
         this.name = table.table(tables);
-        this.archive = table.archive(tables);
+        this.archive = table.archivable() ? table.archive(tables) : null;
         this.rules = List.copyOf(rules);
         this.deadRule = table == RetentionTable.OUTBOX
                 && rules.stream().anyMatch(r -> OutboxStatus.DEAD.name().equals(r.status()));

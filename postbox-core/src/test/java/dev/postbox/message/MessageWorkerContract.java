@@ -496,7 +496,8 @@ public abstract class MessageWorkerContract extends DatabaseContract {
         MessageWorkerBuilder b = postbox.worker().instanceId("frozen").handler(TYPE, handler).retryPolicy(retry)
                 .errorClassifier(dev.postbox.spi.ErrorClassifier.DEFAULT).threads(1).batchSize(3)
                 .pollInterval(Duration.ofMillis(10), Duration.ofSeconds(1)).handlerTimeout(Duration.ofSeconds(5))
-                .stuckTimeout(Duration.ofSeconds(20)).shutdownTimeout(Duration.ofSeconds(15)).listener(listener);
+                .stuckTimeout(Duration.ofSeconds(20)).shutdownTimeout(Duration.ofSeconds(15)).listener(listener)
+                .heartbeatInterval(Duration.ofSeconds(3));
         try (MessageWorker w = b.build()) {
             javax.sql.DataSource unusable = new org.h2.jdbcx.JdbcDataSource(); // no URL: every connection fails
             MessageHandler later = e -> laterHandlerCalls.incrementAndGet();
@@ -511,7 +512,7 @@ public abstract class MessageWorkerContract extends DatabaseContract {
                         public void handled(MessageRecord event, Duration took, Throwable error) {
                             heardLater.add(event.eventNo());
                         }
-                    }).dataSource(unusable);
+                    }).dataSource(unusable).heartbeatInterval(Duration.ofSeconds(30));
 
             assertThat(w.instanceId()).isEqualTo("frozen");
             WorkerConfig config = w.config();
@@ -526,6 +527,7 @@ public abstract class MessageWorkerContract extends DatabaseContract {
                     Duration.ofSeconds(5), Duration.ofSeconds(20), Duration.ofSeconds(15));
             assertThat(config.dataSource()).as("the worker's own pool, not the one set later").isNull();
             assertThat(config.listener()).isSameAs(listener);
+            assertThat(config.heartbeatInterval()).isEqualTo(Duration.ofSeconds(3));
             assertThatThrownBy(() -> config.handlers().put("X", later)).isInstanceOf(UnsupportedOperationException.class);
 
             WorkerCycle cycle = w.runOnce();

@@ -66,12 +66,12 @@ class H2RelayConfigFrozenTest extends DatabaseContract {
                 .shutdownTimeout(Duration.ofSeconds(4)).ordered(true).unorderedTopics(topics)
                 .retryPolicy(daily).retryPolicy("ORDER_CHANGED", hourly).errorClassifier(classifier)
                 .listener(first).listenForNotifications(false).asyncCommit(false).maxLeaseExpiries(7)
-                .maxClockSkew(Duration.ofMillis(900)).clockSkewCheck(true);
+                .maxClockSkew(Duration.ofMillis(900)).clockSkewCheck(true).heartbeatInterval(Duration.ofSeconds(7));
         try (Relay relay = builder.build()) {
             RelayConfig expected = new RelayConfig(publisher, "frozen-1", 40, Duration.ofSeconds(6),
                     Duration.ofSeconds(3), Duration.ofMillis(20), Duration.ofMillis(400), 3, 3, Duration.ofSeconds(4),
                     true, Set.of("free", "loose"), daily, perType, classifier, first, null, false, false, 7,
-                    Duration.ofMillis(900), true);
+                    Duration.ofMillis(900), true, Duration.ofSeconds(7));
             assertThat(relay.config()).isEqualTo(expected);
 
             topics.add("added-to-the-callers-set");
@@ -81,7 +81,8 @@ class H2RelayConfigFrozenTest extends DatabaseContract {
                     .unorderedTopics(Set.of("other")).retryPolicy(hourly).retryPolicy("ORDER_CHANGED", daily)
                     .retryPolicy("NEW_TYPE", daily).errorClassifier(ErrorClassifier.DEFAULT)
                     .listener(listener("second")).dataSource(ds).listenForNotifications(true).asyncCommit(true)
-                    .maxLeaseExpiries(1).maxClockSkew(Duration.ofSeconds(5)).clockSkewCheck(false);
+                    .maxLeaseExpiries(1).maxClockSkew(Duration.ofSeconds(5)).clockSkewCheck(false)
+                    .heartbeatInterval(Duration.ofSeconds(1));
 
             assertThat(relay.config()).isEqualTo(expected);
             assertThat(relay.instanceId()).isEqualTo("frozen-1");

@@ -35,8 +35,11 @@ public abstract class RetentionContract extends DatabaseContract {
     @org.junit.jupiter.api.BeforeEach
     final void emptyArchives() throws SQLException {
         for (RetentionTable t : RetentionTable.values()) {
-            exec("DELETE FROM " + t.archive(postbox.tables()));
+            if (t.archivable()) {
+                exec("DELETE FROM " + t.archive(postbox.tables()));
+            }
         }
+        exec("DELETE FROM " + postbox.tables().eventAttempt());
     }
 
     /** Writes outbox event {@code no} of aggregate {@code aggregate}, then sets its status and age in days. */
@@ -320,7 +323,8 @@ public abstract class RetentionContract extends DatabaseContract {
         assertThat(retention.status().lastReport()).isEqualTo(report);
         assertThat(retention.status().lastSuccess()).isNotNull();
         assertThat(retention.status().totalRemoved()).isEqualTo(2);
-        assertThat(retention.status().removedByTable()).containsExactly(Map.entry(RetentionTable.OUTBOX, 2L));
+        assertThat(retention.status().removedByTable()).as("the attempt history follows the outbox's rule")
+                .containsOnly(Map.entry(RetentionTable.OUTBOX, 2L), Map.entry(RetentionTable.ATTEMPTS, 0L));
         assertThat(retention.status().lastFailure()).isNull();
         Retention.TableSize size = retention.size(RetentionTable.OUTBOX);
         if (postbox.dialect().tableSizeSql() == null) {

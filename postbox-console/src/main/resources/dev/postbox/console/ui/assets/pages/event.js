@@ -70,6 +70,7 @@ function draw(el, kind, eventNo, d, out) {
         s.route ? ' · topic ' + s.route : '', ' · attempts ', s.retryCount + ' / ' + s.maxRetryCount),
       s.failReason ? h('p', {class: 'notice error'}, h('strong', null, 'Last error: '), s.failReason) : null,
       actions, out, payloadBox,
+      kind === 'outbox' ? sequence(d, s) : null,
       h('div', {class: 'columns'},
         h('section', null, h('h2', null, 'Timeline'),
           d.timeline.length === 0 ? h('p', {class: 'muted'}, 'Nothing recorded.') :
@@ -86,7 +87,6 @@ function draw(el, kind, eventNo, d, out) {
           h('h3', null, 'Header names'),
           d.headerNames.length === 0 ? h('p', {class: 'muted'}, 'none') :
             h('ul', {class: 'chips'}, d.headerNames.map(n => h('li', {'data-test': 'header-name'}, n))))),
-      kind === 'outbox' ? sequence(d, s) : null,
       d.consumers.length === 0 ? null : h('section', null, h('h2', null, 'Consumers'),
         table(['consumer', 'status', 'when'], d.consumers.map(c => h('tr', {'data-test': 'consumer-row'},
           h('td', null, c.consumer), h('td', null, c.status), h('td', null, when(c.time)))))),
