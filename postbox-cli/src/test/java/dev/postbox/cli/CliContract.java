@@ -46,6 +46,8 @@ abstract class CliContract extends ConsoleFixture {
         assertThat(shown.out()).contains("Timeline", "2 unfinished events of its aggregate", "ORDER_SHIPPED:ORD-1002",
                 "Payload hidden").doesNotContain("4111-1111");
         assertThat(lineMatching(shown.out(), "\\d{4}-\\d\\d-\\d\\d \\S+\\s+DEAD\\s.*")).contains("unknown SKU SKU-POISON");
+        assertThat(shown.out().lines().filter(l -> l.matches("\\d{4}-\\S+ \\S+\\s+ATTEMPT_FAILED\\s+" + relay.instanceId()
+                + "\\s+[12]\\s+stock service: unknown SKU SKU-POISON\\s.*"))).as(shown.out()).hasSize(2);
 
         // fix the cause, then retry
         unknownSkus.remove("SKU-POISON");
@@ -90,7 +92,8 @@ abstract class CliContract extends ConsoleFixture {
                 .containsExactlyInAnyOrder("ORDER_CREATED:ORD-2001", "ORDER_PAID:ORD-2001");
         Object detail = json(as("vic").run("show", "ORDER_CREATED:ORD-2001", "--output", "json"));
         assertThat(Fields.text(detail, "summary.status")).isEqualTo("DEAD");
-        assertThat(Fields.list(detail, "timeline")).extracting(t -> Fields.text(t, "kind")).contains("CREATED", "DEAD");
+        assertThat(Fields.list(detail, "timeline")).extracting(t -> Fields.text(t, "kind"))
+                .containsExactly("CREATED", "ATTEMPT_FAILED", "ATTEMPT_FAILED", "DEAD");
         Object blocked = json(as("vic").run("blocked", "-o", "json"));
         assertThat(Fields.list(blocked, "items")).singleElement().satisfies(b -> {
             assertThat(Fields.text(b, "aggregateId")).isEqualTo("ORD-2001");
@@ -128,6 +131,7 @@ abstract class CliContract extends ConsoleFixture {
         Cli.Result warning = as("vic").run("status");
         assertThat(warning.exitCode()).as("DEAD events are a warning: " + warning).isEqualTo(ExitCode.OK);
         assertThat(warning.out()).contains("BACKLOG", "OLDEST_UNFINISHED", "DEAD_EVENTS", "Status: WARNING");
+        assertThat(lineMatching(warning.out(), relay.instanceId() + " .*")).matches(relay.instanceId() + "\\s+relay\\s+\\S+\\s+yes\\s.*");
         assertThat(lineMatching(warning.out(), "outbox .*")).matches("outbox\\s+0\\s+0\\s+0\\s+1\\s+-");
 
         relay.close(); // nothing publishes what is written now: a critical problem
@@ -136,6 +140,7 @@ abstract class CliContract extends ConsoleFixture {
                 () -> as("vic").run("status").exitCode() == ExitCode.PROBLEMS);
         Cli.Result critical = as("vic").run("status");
         assertThat(critical.out()).contains("CRITICAL", "NO_LIVE_RELAY", "Status: CRITICAL (1 critical");
+        assertThat(critical.out()).containsPattern("relay-cli-\\d+\\s+relay\\s+\\S+\\s+stopped");
         assertThat(lineMatching(critical.out(), "outbox .*")).matches("outbox\\s+1\\s+0\\s+0\\s+1\\s+\\S+ \\(created .*\\)");
         assertThat(as("vic").run("-o", "json", "status").exitCode()).isEqualTo(ExitCode.PROBLEMS);
 
