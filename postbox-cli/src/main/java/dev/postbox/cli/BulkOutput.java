@@ -15,7 +15,7 @@ final class BulkOutput {
         Object cap = Fields.get(p, "request.cap");
         out.println("Dry run: " + action + " would change " + matching + " event" + (matching == 1 ? "" : "s")
                 + (more ? " (more match: it stops at the cap of " + cap + ")" : "")
-                + " of " + Fields.number(p, "aggregates", 0) + " aggregate(s)/business key(s); nothing was changed.");
+                + " of " + groups(p) + "; nothing was changed.");
         if (!Fields.list(p, "sample").isEmpty()) {
             out.println();
             out.println("Sample (first " + Fields.list(p, "sample").size() + ")");
@@ -27,6 +27,13 @@ final class BulkOutput {
         out.println();
         out.println("Token: " + Fields.orDash(Fields.text(p, "token")) + " (valid until " + Fields.time(p, "expiresAt") + ")");
         out.flush();
+    }
+
+    /** {@code 3 aggregates} (outbox) or {@code 1 business key} (message events). */
+    private static String groups(Object p) {
+        long n = Fields.number(p, "aggregates", 0);
+        boolean message = "MESSAGE".equalsIgnoreCase(Fields.text(p, "request.kind"));
+        return n + (message ? (n == 1 ? " business key" : " business keys") : (n == 1 ? " aggregate" : " aggregates"));
     }
 
     /** The run's result ({@code BulkResult}) once it has one, else the run itself. */

@@ -210,7 +210,7 @@ abstract class CliContract extends ConsoleFixture {
         }
         Cli.Result dry = as("ann").run("bulk", "retry", "status:dead", "topic:orders", "--cap", "2", "--reason", "stock fixed", "--dry-run");
         assertThat(dry.exitCode()).as(dry.toString()).isZero();
-        assertThat(dry.out()).contains("would change 2 events", "more match", "Sample", "ORD-500", "Token: ", "nothing was changed");
+        assertThat(dry.out()).contains("would change 2 events (more match: it stops at the cap of 2) of 2 aggregates", "more match", "Sample", "ORD-500", "Token: ", "nothing was changed");
         assertThat(List.of("ORD-5001", "ORD-5002", "ORD-5003")).allMatch(o -> status("ORDER_CREATED:" + o) == DEAD);
 
         unknownSkus.remove("SKU-POISON");
@@ -236,7 +236,7 @@ abstract class CliContract extends ConsoleFixture {
 
         Cli.Result script = as("ann").run(cancel);
         assertThat(script.exitCode()).as(script.toString()).isEqualTo(ExitCode.USAGE);
-        assertThat(script.out()).contains("would change 1 event");
+        assertThat(script.out()).contains("would change 1 event of 1 aggregate;");
         assertThat(script.err()).contains("standard input is not a terminal", "--yes");
         assertThat(status("ORDER_CREATED:ORD-6001")).isEqualTo(DEAD);
 
