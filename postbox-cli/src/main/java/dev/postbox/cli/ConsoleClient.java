@@ -191,7 +191,9 @@ final class ConsoleClient {
                 break;
             case 404:
                 exit = ExitCode.NOT_FOUND;
-                message = "not found (404): " + message;
+                message = "not found (404): " + message + (doc instanceof Map<?, ?> m && m.containsKey("message") ? ""
+                        : " (no console answers " + what + ": --url must be where it is mounted, e.g."
+                        + " http://host:8080/postbox)");
                 break;
             case 400:
             case 422:

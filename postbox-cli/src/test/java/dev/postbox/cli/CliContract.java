@@ -188,6 +188,10 @@ abstract class CliContract extends ConsoleFixture {
         assertThat(missing.exitCode()).as(missing.toString()).isEqualTo(ExitCode.NOT_FOUND);
         assertThat(missing.err()).contains("not found (404)", "NO-SUCH-ORDER");
         assertThat(as("vic").run("bulk", "status", "0123456789abcdef").exitCode()).isEqualTo(ExitCode.NOT_FOUND);
+        String root = url.substring(0, url.indexOf("/postbox"));
+        Cli.Result noMount = as("vic").run("--url", root, "status");
+        assertThat(noMount.exitCode()).as(noMount.toString()).isEqualTo(ExitCode.NOT_FOUND);
+        assertThat(noMount.err()).contains("--url must be where it is mounted");
 
         Cli.Result badStatus = as("vic").run("search", "status:lost");
         assertThat(badStatus.exitCode()).as(badStatus.toString()).isEqualTo(ExitCode.USAGE);
