@@ -228,6 +228,8 @@ abstract class CliContract extends ConsoleFixture {
         assertThat(Fields.number(rest, "preview.matching", -1)).isEqualTo(1);
         assertThat(Fields.text(rest, "result.status")).isEqualTo("DONE");
         assertThat(Fields.number(rest, "result.result.changed", -1)).isEqualTo(1);
+        Cli.Result later = as("vic").run("bulk", "status", Fields.text(rest, "run.runId"));
+        assertThat(later.out()).as(later.toString()).contains("DONE, 1 changed", "audit entry");
         Await.until("all published", Duration.ofSeconds(30), () -> published.size() == 3);
         assertThat(as("vic").run("audit", "--action", "BULK_RETRY").out()).contains("stock fixed", "the rest", "dry run");
     }
