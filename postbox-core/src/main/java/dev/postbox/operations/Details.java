@@ -216,10 +216,19 @@ final class Details {
         }
         List<Object> params = new ArrayList<>(consumers);
         params.add(eventNo);
-        return Sql.list(c, s, "SELECT consumer, consume_status, create_time FROM " + s.tables().consumeLog()
-                + " WHERE consumer IN (" + Sql.marks(consumers.size()) + ") AND event_no = ? ORDER BY consumer", params,
-                rs -> new EventDetail.Consumption(rs.getString("consumer"), rs.getString("consume_status"),
-                        s.dialect().readTime(rs, "create_time")));
+        return Sql.list(c, s, consumptionSql(consumers.size()), params, rs -> new EventDetail.Consumption(
+                rs.getString("consumer"), rs.getString("consume_status"), s.dialect().readTime(rs, "create_time")));
+    }
+
+    /** The consume-log rows of one event_no for {@code consumers} consumers: a probe of the unique key each. */
+    String consumptionSql(int consumers) {
+        return "SELECT consumer, consume_status, create_time FROM " + s.tables().consumeLog() + " WHERE consumer IN ("
+                + Sql.marks(consumers) + ") AND event_no = ? ORDER BY consumer";
+    }
+
+    /** The statement that finds an event by event_no: in the live table, or ({@code archived}) in the archive. */
+    String byEventNoSql(EventKind kind, boolean archived) {
+        return byEventNoSql.get(kind)[archived ? 1 : 0];
     }
 
     private List<CompensationRecord> compensations(Connection c, String bizType, String bizKey) throws SQLException {

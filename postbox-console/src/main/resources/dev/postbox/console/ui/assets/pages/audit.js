@@ -58,7 +58,7 @@ async function changes(el, id) {
     const page = await get('api/audit/' + encodeURIComponent(id) + '/changes', {limit: 100, after});
     const rows = page.items.map(c => h('tr', {'data-test': 'audit-change-row'},
       h('td', null, when(c.time)), h('td', null, c.table),
-      h('td', null, h('a', {href: eventHref(c.table && c.table.toLowerCase().includes('message') ? 'message' : 'outbox', c.eventNo)}, c.eventNo)),
+      h('td', null, eventLink(c)),
       h('td', null, c.action), h('td', null, (c.fromStatus || '?') + ' → ' + (c.toStatus || '?')),
       h('td', null, c.actor), h('td', {class: 'reason'}, c.reason || '')));
     if (!after) {
@@ -71,4 +71,11 @@ async function changes(el, id) {
     }
   };
   await load(null);
+}
+
+/** A link to the changed event's page; a compensation row has none (its key is shown as it is). */
+function eventLink(c) {
+  const table = (c.table || '').toLowerCase();
+  if (table.includes('compensation')) return c.eventNo;
+  return h('a', {href: eventHref(table.includes('message') ? 'message' : 'outbox', c.eventNo)}, c.eventNo);
 }
