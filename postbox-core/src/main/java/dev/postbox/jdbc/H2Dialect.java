@@ -108,6 +108,11 @@ final class H2Dialect implements Dialect {
     }
 
     @Override
+    public boolean sortsByPinnedColumns() {
+        return true;
+    }
+
+    @Override
     public boolean batchedPrimaryKeyUpdates() {
         return true;
     }

@@ -163,7 +163,7 @@ final class IndexedSearch {
                         + table.keyIdColumn() + " = ?";
                 params.addAll(t);
                 params.add(c.keyId());
-                prefix = t.size() == 1 ? table.keyTypeColumn() + ", " + table.keyIdColumn() : null;
+                prefix = t.size() == 1 ? Keyset.pinned(s.dialect(), table.keyTypeColumn() + ", " + table.keyIdColumn()) : null;
             }
             case TRACE -> {
                 filter = "trace_id = ?";
@@ -183,11 +183,11 @@ final class IndexedSearch {
                 if (driver == By.TYPE) {
                     f.append("event_type = ?");
                     params.add(c.eventType());
-                    prefix = "event_type";
+                    prefix = Keyset.pinned(s.dialect(), "event_type");
                 } else if (driver == By.TOPIC) {
                     f.append("topic = ?");
                     params.add(c.topic());
-                    prefix = "topic";
+                    prefix = Keyset.pinned(s.dialect(), "topic");
                 }
                 if (c.from() != null) {
                     f.append(f.isEmpty() ? "" : " AND ").append("create_time >= ?");
@@ -215,7 +215,9 @@ final class IndexedSearch {
         int examined = 0;
         String lastRead = null;
         boolean exhausted = false;
-        while (found.size() <= page.limit() && examined < OutboxSearch.MAX_EXAMINED) {
+        long deadline = System.nanoTime() + OutboxSearch.MAX_PAGE_MILLIS * 1_000_000L;
+        while (found.size() <= page.limit() && examined < OutboxSearch.MAX_EXAMINED
+                && (examined == 0 || System.nanoTime() < deadline)) {
             Page<Light> chunk = plan.keyset().page(s, new PageRequest(Math.min(CHUNK, OutboxSearch.MAX_EXAMINED - examined),
                     cursor), what, plan.params());
             for (Light row : chunk.items()) {

@@ -46,8 +46,9 @@ final class JdbcMessageQueries implements MessageQueries {
         stuck = Keyset.byTime(COLS, t, "deleted = 0 AND event_status = %d AND last_handle_time <= ?"
                         .formatted(MessageStatus.PROCESSING.code()),
                 "event_status", "last_handle_time", false, MessageRows::read, MessageRecord::id, MessageRecord::lastHandleTime);
-        byBiz = Keyset.byId(COLS, t, "deleted = 0 AND biz_type = ? AND biz_id = ?", "biz_type, biz_id", MessageRows::read, MessageRecord::id);
-        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", "trace_id", MessageRows::read, MessageRecord::id);
+        byBiz = Keyset.byId(COLS, t, "deleted = 0 AND biz_type = ? AND biz_id = ?",
+                Keyset.pinned(settings.dialect(), "biz_type, biz_id"), MessageRows::read, MessageRecord::id);
+        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", Keyset.pinned(settings.dialect(), "trace_id"), MessageRows::read, MessageRecord::id);
         byStatus = new Keyset[MessageStatus.values().length];
         for (MessageStatus status : MessageStatus.values()) {
             byStatus[status.code()] = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND event_status = %d".formatted(status.code()),

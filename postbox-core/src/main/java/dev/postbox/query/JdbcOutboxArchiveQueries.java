@@ -20,9 +20,10 @@ final class JdbcOutboxArchiveQueries implements OutboxArchiveQueries {
         String t = settings.tables().outboxArchive();
         String cols = OutboxRows.COLUMNS;
         byEventNoSql = "SELECT %s FROM %s WHERE event_no = ? ORDER BY id".formatted(cols, t);
-        byAggregate = Keyset.byId(cols, t, "aggregate_type = ? AND aggregate_id = ?", "aggregate_type, aggregate_id",
+        byAggregate = Keyset.byId(cols, t, "aggregate_type = ? AND aggregate_id = ?",
+                Keyset.pinned(settings.dialect(), "aggregate_type, aggregate_id"),
                 OutboxRows::read, OutboxRecord::id);
-        byTraceId = Keyset.byId(cols, t, "trace_id = ?", "trace_id", OutboxRows::read, OutboxRecord::id);
+        byTraceId = Keyset.byId(cols, t, "trace_id = ?", Keyset.pinned(settings.dialect(), "trace_id"), OutboxRows::read, OutboxRecord::id);
     }
 
     @Override

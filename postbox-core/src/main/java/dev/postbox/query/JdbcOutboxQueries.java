@@ -45,8 +45,8 @@ final class JdbcOutboxQueries implements OutboxQueries {
                         .formatted(OutboxStatus.PUBLISHING.code()),
                 "publish_status", "lock_until", false, OutboxRows::read, OutboxRecord::id, OutboxRecord::lockUntil);
         byAggregate = Keyset.byId(COLS, t, "deleted = 0 AND aggregate_type = ? AND aggregate_id = ?",
-                "aggregate_type, aggregate_id", OutboxRows::read, OutboxRecord::id);
-        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", "trace_id", OutboxRows::read, OutboxRecord::id);
+                Keyset.pinned(settings.dialect(), "aggregate_type, aggregate_id"), OutboxRows::read, OutboxRecord::id);
+        byTraceId = Keyset.byId(COLS, t, "deleted = 0 AND trace_id = ?", Keyset.pinned(settings.dialect(), "trace_id"), OutboxRows::read, OutboxRecord::id);
         byStatus = new Keyset[OutboxStatus.values().length];
         for (OutboxStatus status : OutboxStatus.values()) {
             byStatus[status.code()] = Keyset.byId(COLS, byStatusIndex, "deleted = 0 AND publish_status = %d".formatted(status.code()),

@@ -38,8 +38,7 @@ final class Keyset<T> {
         String head = "SELECT %s FROM %s WHERE %s".formatted(columns, from, filter);
         String dir = descending ? " DESC" : "";
         String cmp = descending ? " < " : " > ";
-        // Columns the filter pins to one value lead the ORDER BY, so that H2 (and any planner that does not
-        // reason about constants) sees the index order; PostgreSQL and MySQL plan it the same either way.
+        // Columns the filter pins to one value lead the ORDER BY where the dialect wants them (see pinned()).
         String prefix = sortPrefix == null ? "" : String.join(dir + ", ", sortPrefix.split(",\\s*")) + dir + ", ";
         String order = " ORDER BY %s%sid%s".formatted(prefix, timeColumn == null ? "" : timeColumn + dir + ", ", dir);
         // The redundant bound on the time column lets the index range start at the cursor instead of
@@ -70,6 +69,14 @@ final class Keyset<T> {
     static <T> Keyset<T> byIdDescending(String columns, String from, String filter, String sortPrefix, Mapper<T> mapper,
                                         Function<T, Long> idOf) {
         return new Keyset<>(columns, from, filter, sortPrefix, null, true, mapper, idOf, null);
+    }
+
+    /**
+     * {@code columns} as a sort prefix where {@code dialect} wants the pinned columns in the ORDER BY
+     * ({@link Dialect#sortsByPinnedColumns()}), else null.
+     */
+    static String pinned(Dialect dialect, String columns) {
+        return dialect.sortsByPinnedColumns() ? columns : null;
     }
 
     /** The cursor of a page that ends with {@code row}. */

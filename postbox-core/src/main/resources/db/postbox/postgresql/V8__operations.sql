@@ -89,3 +89,9 @@ CREATE TABLE biz_relay_stats (
 COMMENT ON TABLE biz_relay_stats IS 'Per-window counts and latency (create to publish/handle) of each relay or worker';
 COMMENT ON COLUMN biz_relay_stats.latency_hist IS 'comma-separated counts per latency bucket, bounds fixed in code';
 CREATE INDEX biz_relay_stats_idx_window_start ON biz_relay_stats (window_start);
+
+-- DEAD events newest first (the console's status:dead, the blocked-aggregates page): PostgreSQL has no
+-- (status, id) index, and without this one it sorts every DEAD row for each page. Partial, so a successful
+-- publish never touches it: an event enters it only when it dies.
+CREATE INDEX biz_outbox_event_idx_dead ON biz_outbox_event (id) WHERE publish_status = 5;
+CREATE INDEX biz_message_event_idx_dead ON biz_message_event (id) WHERE event_status = 5;
