@@ -109,7 +109,7 @@ public final class AuditTrail {
     public List<Row> lock(Connection c, String sql, List<Object> params) throws SQLException {
         List<Row> rows = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, params);
+            Binds.bind(ps, s.dialect(), params);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.add(new Row(rs.getLong(1), rs.getString(2), rs.getInt(3)));
@@ -203,21 +203,6 @@ public final class AuditTrail {
             return exists;
         } catch (SQLException e) {
             return false;
-        }
-    }
-
-    private void bind(PreparedStatement ps, List<Object> params) throws SQLException {
-        for (int i = 0; i < params.size(); i++) {
-            Object p = params.get(i);
-            if (p instanceof Instant t) {
-                s.dialect().bindTime(ps, i + 1, t);
-            } else if (p instanceof Long n) {
-                ps.setLong(i + 1, n);
-            } else if (p instanceof Integer n) {
-                ps.setInt(i + 1, n);
-            } else {
-                ps.setString(i + 1, (String) p);
-            }
         }
     }
 }

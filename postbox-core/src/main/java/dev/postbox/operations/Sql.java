@@ -60,18 +60,7 @@ final class Sql {
     }
 
     static void bind(PreparedStatement ps, Settings s, List<?> params) throws SQLException {
-        for (int i = 0; i < params.size(); i++) {
-            Object p = params.get(i);
-            if (p instanceof Instant t) {
-                s.dialect().bindTime(ps, i + 1, t);
-            } else if (p instanceof Long n) {
-                ps.setLong(i + 1, n);
-            } else if (p instanceof Integer n) {
-                ps.setInt(i + 1, n);
-            } else {
-                ps.setString(i + 1, (String) p);
-            }
-        }
+        dev.postbox.internal.Binds.bind(ps, s.dialect(), params);
     }
 
     /** {@code n} parameters of an IN list: {@code ?, ?, ?}. */
