@@ -76,7 +76,14 @@ final class IndexedSearch {
     record Found<R>(List<R> items, String nextCursor, int examined, boolean complete, By driver) {
     }
 
-    private record Plan(By driver, Keyset<Light> keyset, Object[] params) {
+    /**
+     * How a search reads: one keyset statement, or for several statuses one per status (each in the order of its
+     * own index range), merged by id.
+     */
+    private record Plan(By driver, List<Keyset<Light>> branches, Object[] params) {
+        Keyset<Light> keyset() {
+            return branches.get(0);
+        }
     }
 
     private final Settings s;
@@ -170,12 +177,16 @@ final class IndexedSearch {
                 params.add(c.traceId());
             }
             case STATUS -> {
-                filter = table.statusColumn() + " IN (" + c.statuses().stream().sorted().map(x -> Integer.toString(x))
-                        .collect(Collectors.joining(", ")) + ")";
-                if (c.statuses().size() == 1) {
-                    prefix = table.statusColumn();
-                    from = table.name() + s.dialect().forceIndex("idx_status_id");
+                // one statement per status, each reading its own range of the status index newest first, merged
+                // by id: an IN list over several statuses is one range no index gives in id order, and both
+                // PostgreSQL and MariaDB sorted every row of it (status:failed,dead: 300-600 ms a page at 5 M rows)
+                List<Keyset<Light>> branches = new ArrayList<>();
+                for (int code : c.statuses().stream().sorted().toList()) {
+                    branches.add(Keyset.byIdDescending(table.lightColumns(), table.name()
+                                    + s.dialect().forceIndex("idx_status_id"), "deleted = 0 AND " + table.statusColumn()
+                                    + " = " + code, table.statusColumn(), this::light, Light::id));
                 }
+                return new Plan(driver, branches, params.toArray());
             }
             case TYPE, TOPIC, CREATED -> {
                 time = "create_time";
@@ -206,7 +217,7 @@ final class IndexedSearch {
                 ? Keyset.byIdDescending(columns, from, "deleted = 0 AND " + filter, prefix, this::light, Light::id)
                 : Keyset.byTime(columns, from, "deleted = 0 AND " + filter, prefix, time, true, this::light, Light::id,
                         Light::createTime);
-        return new Plan(driver, keyset, params.toArray());
+        return new Plan(driver, List.of(keyset), params.toArray());
     }
 
     private Found<Light> run(Plan plan, Criteria c, PageRequest page) {
@@ -218,8 +229,7 @@ final class IndexedSearch {
         long deadline = System.nanoTime() + OutboxSearch.MAX_PAGE_MILLIS * 1_000_000L;
         while (found.size() <= page.limit() && examined < OutboxSearch.MAX_EXAMINED
                 && (examined == 0 || System.nanoTime() < deadline)) {
-            Page<Light> chunk = plan.keyset().page(s, new PageRequest(Math.min(CHUNK, OutboxSearch.MAX_EXAMINED - examined),
-                    cursor), what, plan.params());
+            Page<Light> chunk = chunk(plan, cursor, Math.min(CHUNK, OutboxSearch.MAX_EXAMINED - examined));
             for (Light row : chunk.items()) {
                 examined++;
                 lastRead = plan.keyset().cursorOf(row);
@@ -238,6 +248,30 @@ final class IndexedSearch {
             return new Found<>(found, plan.keyset().cursorOf(found.get(found.size() - 1)), examined, true, plan.driver());
         }
         return new Found<>(found, exhausted ? null : lastRead, examined, exhausted, plan.driver());
+    }
+
+    /**
+     * The next {@code want} rows after {@code cursor} in the plan's order. With several branches: the first
+     * {@code want} of each, merged newest first, cut to {@code want}: the k-th newest of the union is never older than
+     * the k-th newest of any one branch, so these are exactly the union's first {@code want}; the rest is read again
+     * with the next chunk.
+     */
+    private Page<Light> chunk(Plan plan, String cursor, int want) {
+        PageRequest request = new PageRequest(want, cursor);
+        if (plan.branches().size() == 1) {
+            return plan.keyset().page(s, request, what, plan.params());
+        }
+        List<Light> all = new ArrayList<>();
+        boolean more = false;
+        for (Keyset<Light> branch : plan.branches()) {
+            Page<Light> p = branch.page(s, request, what, plan.params());
+            all.addAll(p.items());
+            more |= p.hasNext();
+        }
+        all.sort(java.util.Comparator.comparingLong(Light::id).reversed());
+        List<Light> rows = all.size() > want ? all.subList(0, want) : all;
+        boolean hasNext = more || rows.size() < all.size();
+        return new Page<>(rows, hasNext && !rows.isEmpty() ? plan.keyset().cursorOf(rows.get(rows.size() - 1)) : null);
     }
 
     private static boolean matches(Criteria c, Light r) {

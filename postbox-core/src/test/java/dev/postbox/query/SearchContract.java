@@ -259,6 +259,48 @@ public abstract class SearchContract extends DatabaseContract {
                 + " WHERE deleted = 0 AND publish_channel = ? LIMIT ?", List.of("MQ", 501))).isInstanceOf(AssertionError.class);
     }
 
+    /**
+     * Several statuses are read one index range each and merged by id: with more rows per status than one chunk
+     * (500), unevenly interleaved, every page of {@code status:failed,dead attempts>=3} is newest first and the pages
+     * together are every such event exactly once.
+     */
+    @Test
+    final void severalStatusesMergeTheirRangesNewestFirstAcrossChunks() throws Exception {
+        List<OutboxEvent> batch = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            batch.add(OutboxEvent.builder().eventNo("M-" + i).aggregate("ORDER", "M-" + i).eventType("M").channel("MQ")
+                    .topic("m").payload("{}").build());
+        }
+        inTx(c -> postbox.outbox().writeAll(c, batch));
+        String t = postbox.tables().outbox();
+        // runs of DEAD (ids in blocks of 40 out of every 100), FAILED every 3rd elsewhere, the rest PUBLISHED
+        exec("UPDATE " + t + " SET publish_status = 2 WHERE event_no LIKE 'M-%'");
+        exec("UPDATE " + t + " SET publish_status = 5 WHERE event_no LIKE 'M-%' AND MOD(id, 100) < 40");
+        exec("UPDATE " + t + " SET publish_status = 3 WHERE event_no LIKE 'M-%' AND MOD(id, 100) >= 40 AND MOD(id, 3) = 0");
+        // one in seven has had three attempts: most rows read do not match, so whole chunks are used up
+        exec("UPDATE " + t + " SET retry_count = 3 WHERE event_no LIKE 'M-%' AND MOD(id, 7) = 0");
+        List<Long> expected = new ArrayList<>();
+        try (Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT id FROM " + t + " WHERE publish_status IN (3, 5) AND retry_count >= 3 ORDER BY id DESC")) {
+            while (rs.next()) {
+                expected.add(rs.getLong(1));
+            }
+        }
+        assertThat(expected.size()).as("a seventh of more rows of each status than one chunk").isGreaterThan(200);
+        List<Long> seen = new ArrayList<>();
+        PageRequest page = PageRequest.first(300);
+        for (int guard = 0; guard < 100; guard++) {
+            OutboxSearch.Result r = search().search("status:failed,dead attempts>=3", page);
+            assertThat(r.driver()).isEqualTo(OutboxSearch.Driver.STATUS);
+            r.items().forEach(e -> seen.add(e.id()));
+            if (r.nextCursor() == null) {
+                break;
+            }
+            page = PageRequest.after(r.nextCursor(), 300);
+        }
+        assertThat(seen).containsExactlyElementsOf(expected);
+    }
+
     /** README's example ("Search"), as it is written there. */
     @Test
     final void theReadmeExampleRuns() {
