@@ -32,10 +32,12 @@ CREATE TABLE IF NOT EXISTS t_stock_reservation (
     CONSTRAINT t_stock_reservation_uk_order_no UNIQUE (order_no)
 );
 
--- Seed stock: SKU-1..SKU-5 plenty, SKU-NONE none (its orders are never confirmed and time out).
+-- Seed stock: SKU-1..SKU-5 plenty, SKU-NONE none (its orders are never confirmed and time out), SKU-POISON plenty
+-- (but its orders fail in the inventory consumer until the demo's fix: PoisonSku).
 INSERT INTO t_stock (sku, available, reserved) SELECT 'SKU-1', 1000000, 0 WHERE NOT EXISTS (SELECT 1 FROM t_stock WHERE sku = 'SKU-1');
 INSERT INTO t_stock (sku, available, reserved) SELECT 'SKU-2', 1000000, 0 WHERE NOT EXISTS (SELECT 1 FROM t_stock WHERE sku = 'SKU-2');
 INSERT INTO t_stock (sku, available, reserved) SELECT 'SKU-3', 1000000, 0 WHERE NOT EXISTS (SELECT 1 FROM t_stock WHERE sku = 'SKU-3');
 INSERT INTO t_stock (sku, available, reserved) SELECT 'SKU-4', 1000000, 0 WHERE NOT EXISTS (SELECT 1 FROM t_stock WHERE sku = 'SKU-4');
 INSERT INTO t_stock (sku, available, reserved) SELECT 'SKU-5', 1000000, 0 WHERE NOT EXISTS (SELECT 1 FROM t_stock WHERE sku = 'SKU-5');
 INSERT INTO t_stock (sku, available, reserved) SELECT 'SKU-NONE', 0, 0 WHERE NOT EXISTS (SELECT 1 FROM t_stock WHERE sku = 'SKU-NONE');
+INSERT INTO t_stock (sku, available, reserved) SELECT 'SKU-POISON', 1000000, 0 WHERE NOT EXISTS (SELECT 1 FROM t_stock WHERE sku = 'SKU-POISON');

@@ -141,6 +141,8 @@ public class PostboxAutoConfiguration {
                     .ordered(r.isOrdered())
                     .unorderedTopics(r.getUnorderedTopics())
                     .asyncCommit(r.isAsyncCommit())
+                    .retryPolicy(PropertyErrors.named("postbox.relay.", () -> dev.postbox.common.RetryPolicy.exponential(
+                            r.getRetryPolicyBase(), r.getRetryPolicyCap())))
                     .listenForNotifications(r.isListenForNotifications())
                     .listener(Listeners.relay(listeners.orderedStream().toList()));
             if (r.getInstanceId() != null) {

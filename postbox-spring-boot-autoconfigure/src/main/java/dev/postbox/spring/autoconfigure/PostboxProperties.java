@@ -215,6 +215,15 @@ public class PostboxProperties {
         /** On PostgreSQL, whether the relay's own transactions commit asynchronously (never the application's). */
         private boolean asyncCommit = true;
 
+        /**
+         * Backoff after a failed publication: the first retry waits about this long, each later one twice as long
+         * (with jitter, up to {@link #getRetryPolicyCap()}). How many retries an event gets is its own maxRetries.
+         */
+        private Duration retryPolicyBase = dev.postbox.common.RetryPolicy.DEFAULT_BASE;
+
+        /** The longest backoff between two attempts. */
+        private Duration retryPolicyCap = dev.postbox.common.RetryPolicy.DEFAULT_CAP;
+
         /** On PostgreSQL, whether to LISTEN for writers' notifications and claim at once. */
         private boolean listenForNotifications = true;
 
@@ -312,6 +321,22 @@ public class PostboxProperties {
 
         public void setUnorderedTopics(Set<String> unorderedTopics) {
             this.unorderedTopics = unorderedTopics;
+        }
+
+        public Duration getRetryPolicyBase() {
+            return retryPolicyBase;
+        }
+
+        public void setRetryPolicyBase(Duration retryPolicyBase) {
+            this.retryPolicyBase = retryPolicyBase;
+        }
+
+        public Duration getRetryPolicyCap() {
+            return retryPolicyCap;
+        }
+
+        public void setRetryPolicyCap(Duration retryPolicyCap) {
+            this.retryPolicyCap = retryPolicyCap;
         }
 
         public boolean isAsyncCommit() {

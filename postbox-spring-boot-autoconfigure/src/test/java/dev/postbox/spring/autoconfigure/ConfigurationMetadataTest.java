@@ -35,7 +35,8 @@ class ConfigurationMetadataTest {
      */
     private static final Set<String> NO_DEFAULT = Set.of("postbox.source",
             "postbox.relay.instance-id", "postbox.worker.instance-id", "postbox.relay.unordered-topics",
-            "postbox.retention.instance-id", "postbox.retention.archive", "postbox.retention.duty-cycle");
+            "postbox.retention.instance-id", "postbox.retention.archive", "postbox.retention.duty-cycle",
+            "postbox.console.users");
 
     private static Map<String, ConfigurationMetadataProperty> postboxProperties() throws Exception {
         ConfigurationMetadataRepositoryJsonBuilder builder = ConfigurationMetadataRepositoryJsonBuilder.create();
@@ -67,12 +68,14 @@ class ConfigurationMetadataTest {
     void everyPropertyHasADescriptionAndEveryShownDefaultIsTheRealDefault() throws Exception {
         Map<String, ConfigurationMetadataProperty> properties = postboxProperties();
         assertThat(properties).containsKeys("postbox.relay.batch-size", "postbox.worker.stuck-timeout",
-                "postbox.event-bus.channels", "postbox.health.max-dead");
+                "postbox.event-bus.channels", "postbox.health.max-dead",
+                "postbox.console.enabled", "postbox.console.path", "postbox.console.security.operator-authority");
         Map<String, Object> fresh = Map.of(
                 "postbox.kafka.", new dev.postbox.spring.autoconfigure.transport.KafkaTransportProperties(),
                 "postbox.rabbitmq.", new dev.postbox.spring.autoconfigure.transport.RabbitTransportProperties(),
                 "postbox.nats.", new dev.postbox.spring.autoconfigure.transport.NatsTransportProperties(),
                 "postbox.http.", new dev.postbox.spring.autoconfigure.transport.HttpTransportProperties(),
+                "postbox.console.", new dev.postbox.spring.autoconfigure.console.ConsoleProperties(),
                 "postbox.", new PostboxProperties());
         ConversionService conversion = ApplicationConversionService.getSharedInstance();
         List<String> problems = new ArrayList<>();

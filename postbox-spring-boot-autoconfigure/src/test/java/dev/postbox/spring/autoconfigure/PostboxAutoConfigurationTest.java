@@ -268,6 +268,12 @@ class PostboxAutoConfigurationTest {
         runner(TestDatabase.h2()).withPropertyValues("postbox.notify-interval=2s").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
                         .hasMessageContaining("postbox.notify-interval").hasMessageContaining("1 s"));
+        runner(TestDatabase.h2()).withPropertyValues("postbox.relay.retry-policy-base=0s").run(ctx ->
+                assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
+                        .hasMessageStartingWith("postbox.relay.retry-policy-base: must be positive"));
+        runner(TestDatabase.h2()).withPropertyValues("postbox.relay.retry-policy-base=10s", "postbox.relay.retry-policy-cap=1s")
+                .run(ctx -> assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
+                        .hasMessageStartingWith("postbox.relay.retry-policy-cap: must be at least the base"));
         runner(TestDatabase.h2()).withPropertyValues("postbox.worker.threads=0").withUserConfiguration(Handlers.class).run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
                         .hasMessageContaining("postbox.worker.threads"));

@@ -10,15 +10,29 @@ import java.time.Duration;
  *
  * @param events       where the order events go
  * @param compensation the timeout cancellation
+ * @param demo         what {@code scripts/demo} adds: the console's login, orders placed at start-up
  */
 @ConfigurationProperties(prefix = "order")
-public record OrderProperties(@DefaultValue Events events, @DefaultValue Compensation compensation) {
+public record OrderProperties(@DefaultValue Events events, @DefaultValue Compensation compensation,
+                              @DefaultValue Demo demo) {
 
     /**
-     * @param channel the outbox channel of every order event; the relay routes it (event bus or Kafka); default MQ
-     * @param topic   the topic of every order event; default {@code order.event}
+     * @param channel    the outbox channel of every order event; the relay routes it (event bus or Kafka); default MQ
+     * @param topic      the topic of every order event; default {@code order.event}
+     * @param maxRetries retries of an order event after its first failed publication before it goes DEAD; default 5
+     *                   (Postbox's default)
      */
-    public record Events(@DefaultValue("MQ") String channel, @DefaultValue("order.event") String topic) {
+    public record Events(@DefaultValue("MQ") String channel, @DefaultValue("order.event") String topic,
+                         @DefaultValue("5") int maxRetries) {
+    }
+
+    /**
+     * @param seedOrders  orders placed at start-up (SKU-1 .. SKU-5, user {@code demo}) so the console has something
+     *                    to show; default 0
+     * @param consoleUser the console's demo login, whose password is generated at every start and logged once
+     *                    (with {@code postbox.console.enabled=true}); default {@code admin}
+     */
+    public record Demo(@DefaultValue("0") int seedOrders, @DefaultValue("admin") String consoleUser) {
     }
 
     /**

@@ -30,6 +30,21 @@ public final class BootLine {
     /** Boot's Micrometer auto-configuration, which binds the {@code MeterBinder} beans to the registry. */
     public static final Class<?> METRICS = MetricsAutoConfiguration.class;
 
+    /** The embedded servlet web server (Tomcat) as Boot configures it: {@code server.port}, {@code server.address}. */
+    public static final Class<?> SERVLET_WEB_SERVER = org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration.class;
+    /** Spring Security's servlet auto-configurations: the default chain, the user details, the filter's registration. */
+    public static final Class<?>[] SECURITY = {org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration.class, org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration.class, org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration.class, org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration.class};
+
+    /** A servlet web application context that starts a real embedded server on refresh, for WebApplicationContextRunner. */
+    public static org.springframework.web.context.ConfigurableWebApplicationContext servletWebServerContext() {
+        return new org.springframework.boot.web.server.servlet.context.AnnotationConfigServletWebServerApplicationContext();
+    }
+
+    /** The port the context's embedded web server listens on. */
+    public static int port(ApplicationContext context) {
+        return ((org.springframework.boot.web.server.context.WebServerApplicationContext) context).getWebServer().getPort();
+    }
+
     private BootLine() {
     }
 

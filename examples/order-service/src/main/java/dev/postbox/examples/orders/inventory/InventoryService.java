@@ -27,6 +27,9 @@ import java.util.function.Consumer;
  * <p>Not enough stock is a business outcome, not a failure: the event is recorded as handled (a retry would
  * find the same stock and fail forever), the order stays CREATED and the timeout job cancels it later; it is
  * logged at WARN. An order that is no longer CREATED (already cancelled) is left alone in the same way.
+ *
+ * <p>A failure is an exception: an order of {@link PoisonSku#SKU} before the demo's fix. Nothing of the delivery
+ * commits (not even the consume-log row), the relay retries the event and makes it DEAD after its retries.
  */
 @Service
 public class InventoryService {
@@ -54,15 +57,17 @@ public class InventoryService {
     private final Postbox postbox;
     private final OrderEvents events;
     private final Clock clock;
+    private final PoisonSku poison;
 
     public InventoryService(DataSource dataSource, TransactionalInbox inbox, TransactionalOutbox outbox, Postbox postbox,
-                            OrderEvents events, Clock clock) {
+                            OrderEvents events, Clock clock, PoisonSku poison) {
         this.dataSource = dataSource;
         this.inbox = inbox;
         this.outbox = outbox;
         this.postbox = postbox;
         this.events = events;
         this.clock = clock;
+        this.poison = poison;
     }
 
     /** Handles one delivery of the ORDER_CREATED event {@code eventNo} in a Spring transaction of its own. */
@@ -84,6 +89,7 @@ public class InventoryService {
 
     private Outcome reserve(Orders orders, Stock stock, Consumer<OutboxEvent> outboxWriter, String payload) {
         OrderEvents.Created e = events.readCreated(payload);
+        poison.check(e.sku()); // the demo's failing dependency: throws, so nothing of this delivery commits
         // The order's row lock first: the timeout job's cancel waits for us (or we see CANCELLED), never both.
         Optional<OrderStatus> status = orders.lockStatus(e.orderNo());
         if (status.isEmpty() || status.get() != OrderStatus.CREATED) {

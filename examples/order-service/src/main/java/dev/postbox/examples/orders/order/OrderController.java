@@ -34,6 +34,20 @@ public class OrderController {
                 .body(new Placed(order.orderNo(), order.status().name()));
     }
 
+    /** 201 with the note's event number; 404 for an unknown order, 400 for a blank or long text. */
+    @PostMapping("/{orderNo}/notes")
+    public ResponseEntity<NoteAdded> addNote(@PathVariable String orderNo, @Valid @RequestBody AddNote request) {
+        return ResponseEntity.status(201).body(new NoteAdded(service.addNote(orderNo, request.text())));
+    }
+
+    /** A customer's note: 1..500 characters. */
+    public record AddNote(@jakarta.validation.constraints.NotBlank @jakarta.validation.constraints.Size(max = 500) String text) {
+    }
+
+    /** The answer to an added note. */
+    public record NoteAdded(String eventNo) {
+    }
+
     /** The order with its outbox events; 404 for an unknown order. */
     @GetMapping("/{orderNo}")
     public OrderView get(@PathVariable String orderNo) {

@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * The order's outbox events: ORDER_CREATED, ORDER_CONFIRMED and ORDER_CANCELLED, each with the stable event
- * number {@code <TYPE>:<orderNo>} (a retried write is a duplicate, never a second event), aggregate
+ * number {@code <TYPE>:<orderNo>}, and ORDER_NOTE_ADDED ({@code ORDER_NOTE_ADDED:<orderNo>:<noteId>}) (a retried write is a duplicate, never a second event), aggregate
  * ORDER/&lt;orderNo&gt; (published in order per order), on channel {@code order.events.channel}, topic
  * {@code order.events.topic}.
  */
@@ -23,6 +23,7 @@ public class OrderEvents {
     public static final String ORDER_CREATED = "ORDER_CREATED";
     public static final String ORDER_CONFIRMED = "ORDER_CONFIRMED";
     public static final String ORDER_CANCELLED = "ORDER_CANCELLED";
+    public static final String ORDER_NOTE_ADDED = "ORDER_NOTE_ADDED";
 
     /** What the inventory consumer reads from an ORDER_CREATED payload. */
     public record Created(String orderNo, String userId, String sku, int quantity, BigDecimal amount) {
@@ -61,6 +62,15 @@ public class OrderEvents {
         return event(ORDER_CANCELLED, orderNo, payload);
     }
 
+    /** A customer's note on the order (e.g. a delivery instruction); {@code noteId} makes each note an event of its own. */
+    public OutboxEvent noteAdded(String orderNo, String noteId, String text) {
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("orderNo", orderNo);
+        payload.put("noteId", noteId);
+        payload.put("text", text);
+        return event(ORDER_NOTE_ADDED, orderNo + ":" + noteId, orderNo, payload);
+    }
+
     /** Reads an ORDER_CREATED payload. */
     public Created readCreated(String payload) {
         JsonNode n = json.readTree(payload);
@@ -69,8 +79,13 @@ public class OrderEvents {
     }
 
     private OutboxEvent event(String type, String orderNo, Map<String, Object> payload) {
+        return event(type, orderNo, orderNo, payload);
+    }
+
+    private OutboxEvent event(String type, String key, String orderNo, Map<String, Object> payload) {
         return OutboxEvent.builder()
-                .eventNo(type + ":" + orderNo)
+                .eventNo(type + ":" + key)
+                .maxRetries(config.maxRetries())
                 .aggregate(AGGREGATE, orderNo)
                 .eventType(type)
                 .channel(config.channel())

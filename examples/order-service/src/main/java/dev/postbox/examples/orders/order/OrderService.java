@@ -44,6 +44,19 @@ public class OrderService {
         return order;
     }
 
+    /**
+     * Adds a customer's note to the order: one ORDER_NOTE_ADDED event of the order's aggregate, so it is published
+     * after the order's earlier events (and waits while one of them is FAILED or DEAD). Returns its event number.
+     */
+    @Transactional
+    public String addNote(String orderNo, String text) {
+        orders.find(orderNo).orElseThrow(() -> new OrderNotFoundException(orderNo));
+        String noteId = UUID.randomUUID().toString().substring(0, 8);
+        var event = events.noteAdded(orderNo, noteId, text);
+        outbox.write(event);
+        return event.eventNo();
+    }
+
     /** The order and the first 50 of its events in publication order. */
     public OrderDetails details(String orderNo) {
         Order order = orders.find(orderNo).orElseThrow(() -> new OrderNotFoundException(orderNo));
