@@ -47,8 +47,8 @@ function row(b, out, reload) {
     }}, 'Cancel sequence'));
   }
   return h('tr', {'data-test': 'blocked-row', 'data-aggregate': b.aggregateType + '/' + b.aggregateId},
-    h('td', null, b.aggregateType + ' / ', h('strong', null, b.aggregateId)),
-    h('td', null, h('a', {href: eventHref('outbox', head.eventNo)}, head.eventNo)),
+    h('td', {class: 'key'}, b.aggregateType + ' / ', h('strong', null, b.aggregateId)),
+    h('td', {class: 'key'}, h('a', {href: eventHref('outbox', head.eventNo)}, head.eventNo)),
     h('td', null, status(head.status)),
     h('td', {class: 'n'}, head.retryCount + ' / ' + head.maxRetryCount),
     h('td', {class: 'reason'}, head.failReason || ''),
