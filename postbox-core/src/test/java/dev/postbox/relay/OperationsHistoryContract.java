@@ -182,9 +182,15 @@ public abstract class OperationsHistoryContract extends DatabaseContract {
         assertThat(rows).allSatisfy(a -> {
             assertThat(a.kind()).isEqualTo("OUTBOX");
             assertThat(a.outcome()).isEqualTo("LEASE_EXPIRED");
-            assertThat(a.instance()).as("the relay that held the lease").isEqualTo("dead-relay");
+            if (a.instance().equals("dead-relay")) {
+                assertThat(a.error()).contains("lease of relay dead-relay expired");
+            } else {
+                assertThat(claimNamesTheHolder()).as("only a claim that cannot read the old holder leaves it out").isFalse();
+                assertThat(a.instance()).as("the relay that took it over").isEqualTo("relay-live");
+                assertThat(a.error()).contains("which relay held it is not known");
+            }
             assertThat(a.attempt()).as("the retry count: a takeover is no failed attempt").isZero();
-            assertThat(a.error()).contains("dead-relay").contains("taken over by relay relay-live");
+            assertThat(a.error()).contains("taken over by relay relay-live");
             assertThat(a.nextRetry()).isNull();
             assertThat(a.createTime()).isEqualTo(takenOver);
         });
@@ -210,7 +216,8 @@ public abstract class OperationsHistoryContract extends DatabaseContract {
         // the bare claims stand in for relays killed right after claiming: only a relay's claim writes attempt rows
         List<Attempt> rows = attempts("T-1");
         assertThat(rows).extracting(Attempt::outcome).containsExactly("LEASE_EXPIRED", "DEAD");
-        assertThat(rows).extracting(Attempt::instance).containsExactly("crash-2", "relay-last");
+        assertThat(rows).extracting(Attempt::instance)
+                .containsExactly(claimNamesTheHolder() ? "crash-2" : "relay-last", "relay-last");
         assertThat(rows).extracting(Attempt::attempt).containsOnly(0);
         assertThat(rows.get(0).error()).contains("takeover 2");
         assertThat(rows.get(1).error()).contains("taken over 2 times");
@@ -694,5 +701,13 @@ public abstract class OperationsHistoryContract extends DatabaseContract {
                 return ps.executeUpdate();
             }
         });
+    }
+
+    /**
+     * Whether the claim of heads reads the holder of an expired lease before it leases the row (MySQL and H2 read
+     * rows first); PostgreSQL's claim is one UPDATE whose RETURNING sees only the new row.
+     */
+    protected boolean claimNamesTheHolder() {
+        return true;
     }
 }

@@ -7,4 +7,9 @@ class PostgresOperationsHistoryTest extends OperationsHistoryContract {
     protected TestDatabase newDatabase() {
         return TestDatabase.postgres(null);
     }
+
+    @Override
+    protected boolean claimNamesTheHolder() {
+        return false;
+    }
 }

@@ -15,4 +15,9 @@ class PostgresPartitionedOperationsHistoryTest extends OperationsHistoryContract
     protected boolean partitionedOutbox() {
         return true;
     }
+
+    @Override
+    protected boolean claimNamesTheHolder() {
+        return false;
+    }
 }
