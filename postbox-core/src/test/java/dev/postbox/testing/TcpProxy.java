@@ -96,8 +96,17 @@ public final class TcpProxy implements AutoCloseable {
                         closeQuietly(client);
                         continue;
                     }
-                    sockets.add(client);
-                    sockets.add(upstream);
+                    // registered under the lock down() holds: a connection accepted while down() ran is closed
+                    // here instead of surviving the outage unseen
+                    synchronized (TcpProxy.this) {
+                        if (down || listening.isClosed()) {
+                            closeQuietly(client);
+                            closeQuietly(upstream);
+                            continue;
+                        }
+                        sockets.add(client);
+                        sockets.add(upstream);
+                    }
                     pump(client, upstream);
                     pump(upstream, client);
                 } catch (IOException e) {
