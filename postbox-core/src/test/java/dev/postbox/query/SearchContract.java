@@ -39,27 +39,7 @@ public abstract class SearchContract extends DatabaseContract {
 
     /** The rows of {@code EXPLAIN sql} with {@code params} bound, each as {@code line} renders it. */
     protected List<String> explain(String sql, List<Object> params, ExplainLine line) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
-            for (int i = 0; i < params.size(); i++) {
-                if (params.get(i) instanceof Instant t) {
-                    postbox.dialect().bindTime(ps, i + 1, t);
-                } else {
-                    ps.setObject(i + 1, params.get(i));
-                }
-            }
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(line.render(rs));
-                }
-            }
-        }
-        return out;
-    }
-
-    /** How one row of a database's EXPLAIN output is rendered for the assertion. */
-    protected interface ExplainLine {
-        String render(java.sql.ResultSet rs) throws SQLException;
+        return explain(postbox.dialect(), sql, params, line);
     }
 
     /** Refreshes the planner's statistics of {@code table}. */

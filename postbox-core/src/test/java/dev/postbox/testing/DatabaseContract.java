@@ -119,6 +119,32 @@ public abstract class DatabaseContract {
         return queryLong("SELECT COUNT(*) FROM " + table);
     }
 
+    /** How one row of a database's EXPLAIN output is rendered for an assertion. */
+    protected interface ExplainLine {
+        String render(ResultSet rs) throws SQLException;
+    }
+
+    /** The rows of {@code EXPLAIN sql} with {@code params} bound (instants through {@code dialect}), each as {@code line} renders it. */
+    protected java.util.List<String> explain(dev.postbox.jdbc.Dialect dialect, String sql, java.util.List<Object> params,
+                                             ExplainLine line) throws SQLException {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
+            for (int i = 0; i < params.size(); i++) {
+                if (params.get(i) instanceof Instant t) {
+                    dialect.bindTime(ps, i + 1, t);
+                } else {
+                    ps.setObject(i + 1, params.get(i));
+                }
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(line.render(rs));
+                }
+            }
+        }
+        return out;
+    }
+
     protected long queryLong(String sql, Object... params) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
