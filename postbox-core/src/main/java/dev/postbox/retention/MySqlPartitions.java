@@ -101,12 +101,19 @@ final class MySqlPartitions implements PartitionOps {
                     + " DATABASE() AND TABLE_NAME = ?", t);
 
             // the key table: a conversion that failed half-way may have left one (the outbox was empty then)
-            st.execute("DROP TABLE IF EXISTS " + t + "_key");
-            st.execute("CREATE TABLE " + t + "_key (event_no VARCHAR(64) NOT NULL COLLATE " + collation + ","
-                    + " partition_time DATETIME(3) NOT NULL, UNIQUE KEY uk_event_no (event_no),"
-                    + " KEY idx_partition_time (partition_time)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=" + collation
-                    + " COMMENT=" + literal("event_no of every row of " + t + " and of the rows its dropped partitions held"
-                    + " until retention forgets them: the unique key across partitions"));
+            String keys = PartitionOps.keyTable(t);
+            st.execute("DROP TABLE IF EXISTS " + keys);
+            StringBuilder keyPartitions = new StringBuilder();
+            for (Range r : PartitionOps.keyRanges(t, ranges)) {
+                keyPartitions.append(keyPartitions.isEmpty() ? "" : ", ").append(partitionClause(r));
+            }
+            st.execute("CREATE TABLE " + keys + " (event_no VARCHAR(64) NOT NULL COLLATE " + collation + ","
+                    + " bucket DATETIME(3) NOT NULL COMMENT 'the start of an outbox partition: the row''s own, or the one"
+                    + " before it', UNIQUE KEY uk_event_no (event_no, bucket)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+                    + " COLLATE=" + collation + " COMMENT=" + literal("the unique key of " + t + " across its partitions:"
+                    + " each row's event_no under the start of its partition and of the one before, in key partitions of"
+                    + " the same ranges, which leave with the outbox's")
+                    + " PARTITION BY RANGE COLUMNS (bucket) (" + keyPartitions + ")");
 
             st.execute("DROP TABLE IF EXISTS " + building);
             st.execute("CREATE TABLE " + building + " LIKE " + t);
@@ -122,8 +129,9 @@ final class MySqlPartitions implements PartitionOps {
                     + " AUTO_INCREMENT = " + nextId + ", COMMENT = " + literal(((comment == null || comment.isEmpty()) ? ""
                     : comment + "; ") + "partitioned by partition_time (Postbox retention)")
                     + " PARTITION BY RANGE COLUMNS (partition_time) (" + partitions + ")");
-            st.execute(keyTrigger(t, building));
-            st.execute(guardTrigger(t, building));
+            Range first = ranges.get(0);
+            st.execute(keyTrigger(t, building, first.from(), first.width()));
+            st.execute(guardTrigger(t, building, first.from(), first.width()));
 
             st.execute("RENAME TABLE " + t + " TO " + old + ", " + building + " TO " + t);
             // a write that reached the old table between the check and the swap is carried over, never dropped
@@ -172,36 +180,71 @@ final class MySqlPartitions implements PartitionOps {
         return out.toString();
     }
 
-    /** The key trigger: a new event_no is recorded, a known one fails the insert (1062 on uk_event_no). */
-    private static String keyTrigger(String t, String on) {
+    /**
+     * The key trigger. A row's key rows are its event_no under the start of its partition ({@code b}) and of the
+     * one before ({@code b - w}): two writes of one event_no into the same or neighbouring partitions meet in the
+     * unique key (1062 on uk_event_no), committed or not. A write into a partition further away finds the other by
+     * a plain read of every other key partition, and fails the insert with the same error; that read sees what
+     * committed before the transaction's snapshot, so two transactions that wrote more than a partition apart are
+     * assumed not to be open at once. (A locking read would also see uncommitted rows, but its gap locks in the
+     * key partitions made concurrent writers deadlock.) The mover's rows pass; their key rows follow them to their
+     * new partition.
+     */
+    private static String keyTrigger(String t, String on, Instant origin, Duration width) {
         return """
                 CREATE TRIGGER %1$s_key_insert BEFORE INSERT ON %2$s FOR EACH ROW
                 BEGIN
+                    DECLARE b DATETIME(3) DEFAULT %4$s;
+                    DECLARE known INT DEFAULT 0;
+                    DECLARE message VARCHAR(200);
                     IF %3$s = 1 THEN
-                        INSERT INTO %1$s_key (event_no, partition_time) VALUES (NEW.event_no, NEW.partition_time)
-                            ON DUPLICATE KEY UPDATE partition_time = NEW.partition_time;
+                        %5$s
                     ELSE
-                        INSERT INTO %1$s_key (event_no, partition_time) VALUES (NEW.event_no, NEW.partition_time);
+                        SELECT COUNT(*) INTO known FROM %1$s_key WHERE event_no = NEW.event_no
+                            AND (bucket < b - INTERVAL %6$d SECOND OR bucket > b);
+                        IF known > 0 THEN
+                            SET message = CONCAT('Duplicate entry ''', NEW.event_no, ''' for key ''uk_event_no''');
+                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 1062, MESSAGE_TEXT = message;
+                        END IF;
+                        INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - INTERVAL %6$d SECOND),
+                            (NEW.event_no, b);
                     END IF;
-                END""".formatted(t, on, MOVE_VARIABLE);
+                END""".formatted(t, on, MOVE_VARIABLE, bucket(origin, width), moveKeys(t, width), width.toSeconds());
     }
 
-    /** The guard: event_no never changes, partition_time only through the mover, whose key row follows. */
-    private static String guardTrigger(String t, String on) {
+    /** The start of the partition of {@code NEW.partition_time}: partitions of {@code width} from {@code origin}. */
+    private static String bucket(Instant origin, Duration width) {
+        String o = "TIMESTAMP'" + BOUND.format(origin) + "'";
+        long w = width.toSeconds();
+        return "TIMESTAMPADD(SECOND, FLOOR(TIMESTAMPDIFF(SECOND, " + o + ", NEW.partition_time) / " + w + ") * " + w
+                + ", " + o + ")";
+    }
+
+    /** The mover's key rows: those of the row's new partition {@code b}, and no others. */
+    private static String moveKeys(String t, Duration width) {
+        return """
+                DELETE FROM %1$s_key WHERE event_no = NEW.event_no AND bucket <> b AND bucket <> b - INTERVAL %2$d SECOND;
+                        INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - INTERVAL %2$d SECOND), (NEW.event_no, b)
+                            ON DUPLICATE KEY UPDATE bucket = VALUES(bucket);""".formatted(t, width.toSeconds());
+    }
+
+    /** The guard: event_no never changes, partition_time only through the mover, whose key rows follow. */
+    private static String guardTrigger(String t, String on, Instant origin, Duration width) {
         return """
                 CREATE TRIGGER %1$s_partition_guard BEFORE UPDATE ON %2$s FOR EACH ROW
                 BEGIN
+                    DECLARE b DATETIME(3) DEFAULT %4$s;
                     IF NOT (NEW.event_no <=> OLD.event_no) THEN
                         SIGNAL SQLSTATE '55000' SET MESSAGE_TEXT = 'event_no of %1$s cannot change (it is the idempotency key)';
                     END IF;
                     IF NOT (NEW.partition_time <=> OLD.partition_time) THEN
                         IF %3$s = 1 THEN
-                            UPDATE %1$s_key SET partition_time = NEW.partition_time WHERE event_no = NEW.event_no;
+                            %5$s
                         ELSE
                             SIGNAL SQLSTATE '55000' SET MESSAGE_TEXT = 'partition_time of %1$s changes only through Postbox retention, which moves a row between partitions with its idempotency key';
                         END IF;
                     END IF;
-                END""".formatted(t, on, MOVE_VARIABLE);
+                END""".formatted(t, on, MOVE_VARIABLE, bucket(origin, width), moveKeys(t, width));
     }
 
     static String partitionClause(Range r) {
@@ -354,16 +397,6 @@ final class MySqlPartitions implements PartitionOps {
             }
         }
         return null;
-    }
-
-    @Override
-    public int pruneKeys(Connection c, String table, Instant before, int limit) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + "_key WHERE partition_time < ?"
-                + " ORDER BY partition_time LIMIT ?")) {
-            dialect.bindTime(ps, 1, before);
-            ps.setInt(2, limit);
-            return ps.executeUpdate();
-        }
     }
 
     private static void setMove(Connection c, boolean on) throws SQLException {

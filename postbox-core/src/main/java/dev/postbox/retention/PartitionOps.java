@@ -13,17 +13,27 @@ import java.util.List;
  * variant keeps every column of the outbox plus {@code partition_time} (the database's clock when the row
  * was inserted, UTC), the range key; the primary key becomes {@code (id, partition_time)}, and the unique
  * key on {@code event_no}, which a partitioned table cannot enforce across partitions, moves to the key
- * table {@code <outbox>_key (event_no, partition_time)}, filled by an insert trigger of the outbox. A row
- * whose event_no is in the key table is not inserted: on PostgreSQL the trigger skips it (the INSERT's
+ * table {@code <outbox>_key (event_no, bucket)}, filled by an insert trigger of the outbox.
+ *
+ * <p>The key table is partitioned in the outbox's ranges, with one more partition before the first. A row in
+ * the outbox partition starting at {@code b} has two key rows: {@code (event_no, b)} and
+ * {@code (event_no, b - width)}, each unique in its key partition. Two writes of one event_no into the same or
+ * neighbouring partitions therefore meet in a unique index, also while neither has committed; a write into a
+ * later partition finds the older one by probing the key partitions before {@code b - width}. A row whose
+ * event_no is known is not inserted: on PostgreSQL the trigger skips it (the INSERT's
  * {@code ON CONFLICT DO NOTHING} reports it as a duplicate), elsewhere it fails the statement with a
- * duplicate-key error on {@code uk_event_no}, as the plain outbox does.
+ * duplicate-key error on {@code uk_event_no}, as the plain outbox does. When an outbox partition is dropped,
+ * the key partitions before the one just before the new oldest outbox partition are dropped with it: the keys
+ * leave in one catalog operation, as the rows do, and an event_no is known as long as its row's partition is
+ * there and at most one partition's width longer.
  *
  * <p>A partition covers {@code [from, to)}; partitions are contiguous, created ahead, there is no DEFAULT
  * partition. Moving a row between partitions ({@link #move}) is the only way its partition_time may change:
- * the key table follows it and no other UPDATE of partition_time is accepted.
+ * its key rows follow it and no other UPDATE of partition_time is accepted.
  *
  * <p>Unless said otherwise a method runs inside the caller's transaction on {@code c}; methods that say
- * "autocommit" run their own statements on a connection in autocommit mode and leave it so.
+ * "autocommit" run their own statements on a connection in autocommit mode and leave it so. The methods that
+ * name a {@code table} work on the outbox and on its key table alike.
  */
 interface PartitionOps {
 
@@ -120,9 +130,19 @@ interface PartitionOps {
      */
     String pendingDetach(Connection c, String table, Duration lockTimeout) throws SQLException;
 
+    /** The key table of the partitioned outbox {@code table}. */
+    static String keyTable(String table) {
+        return table + "_key";
+    }
+
     /**
-     * Deletes up to {@code limit} key-table rows older than {@code before} (their events' partitions are gone);
-     * returns how many.
+     * The key partitions for the outbox partitions {@code ranges} (contiguous, of one width): one for each, and
+     * one more before the first (the key rows of the first partition's rows under the partition before it).
      */
-    int pruneKeys(Connection c, String table, Instant before, int limit) throws SQLException;
+    static List<Range> keyRanges(String table, List<Range> ranges) {
+        Range first = ranges.get(0);
+        Duration width = first.width();
+        return PartitionSweep.following(keyTable(table), first.from().minus(width), width,
+                ranges.get(ranges.size() - 1).to(), Integer.MAX_VALUE);
+    }
 }

@@ -27,7 +27,8 @@ import java.util.function.BooleanSupplier;
  * Retention of a time-partitioned outbox ({@link OutboxPartitions}). A run first finishes what an earlier
  * run left half done (a detach that did not complete, a detached partition not yet dropped), then keeps the
  * runway (partitions created ahead up to the database's clock plus {@code ahead}), then drops the due
- * partitions oldest first, then forgets the key-table rows of the events that left with them.
+ * partitions oldest first, each with the key partitions of its rows (the keys leave as the rows do: by a catalog
+ * operation, never row by row).
  *
  * <p>A partition is due when its whole range is older than the PUBLISHED retention by the database's clock
  * (a row's age is its insert time: PUBLISHED rows go with their partition). Every other row of a due
@@ -172,6 +173,7 @@ final class PartitionSweep {
             }
             long detachedAt = System.nanoTime();
             finish(pool, detached, batchSize, pause);
+            dropKeys(pool, lockTimeout, pause);
             long took = System.nanoTime() - dropStart;
             longestDrop = Math.max(longestDrop, took);
             dropped++;
@@ -179,28 +181,68 @@ final class PartitionSweep {
             removed += rows;
             budget -= rows;
             log.info("Retention: dropped partition {} of {} ([{}, {}), about {} rows, {} bytes) in {} ms (detach {} ms,"
-                    + " final check and drop {} ms)", r.name(), table, r.from(), r.to(), rows, size[1], took / 1_000_000,
+                    + " final check and drop of it and its keys {} ms)", r.name(), table, r.from(), r.to(), rows, size[1], took / 1_000_000,
                     (detachedAt - dropStart) / 1_000_000, (System.nanoTime() - detachedAt) / 1_000_000);
         }
-        // 4. the keys of events that left with their partitions: batched deletes of narrow rows, within the budget
-        List<PartitionOps.Range> left = tx(pool, what, c -> ops.partitions(c, table));
-        if (!left.isEmpty()) {
-            Instant oldest = left.get(0).from();
-            while (budget > 0 && go.getAsBoolean()) {
-                long t0 = System.nanoTime();
-                int size = (int) Math.min(batchSize, budget);
-                int n = tx(pool, what + ": forgetting keys", c -> ops.pruneKeys(c, table, oldest, size));
-                budget -= n;
-                if (n < size) {
+        // 4. key partitions an earlier run left (each drop above took its own along)
+        dropKeys(pool, lockTimeout, pause);
+        return new Result(removed, dropped, stop, runway, Duration.ofNanos(longestDrop));
+    }
+
+    /**
+     * Drops the key partitions that end before the start of the partition before the oldest outbox partition, and
+     * any detached key partition an earlier run left: a detach, then a drop in a transaction of its own each. The
+     * key partition just before the oldest outbox partition stays: a row written into the oldest partition (the
+     * current one, when the retention is shorter than a partition; a transaction that began in it) puts a key row
+     * there. So the key rows of a dropped partition's rows leave with the next partition dropped, and an event_no
+     * is known for at most one partition's width longer than its row is kept. A key partition still locked is
+     * left for the next run.
+     */
+    void dropKeys(DataSource pool, Duration lockTimeout, java.util.function.LongConsumer pause) {
+        String keys = PartitionOps.keyTable(table);
+        String what = "retention of the partitions of " + keys;
+        try {
+            for (int i = 0; i < 16; i++) {
+                String left;
+                try (Connection c = pool.getConnection()) {
+                    left = ops.pendingDetach(c, keys, lockTimeout);
+                }
+                if (left == null) {
                     break;
                 }
-                pause.accept(System.nanoTime() - t0);
+                drop(pool, left, pause);
             }
-            if (budget <= 0 && stop == RetentionReport.Stop.COMPLETE) {
-                stop = RetentionReport.Stop.BUDGET;
+            List<PartitionOps.Range> ranges = tx(pool, what, c -> ops.partitions(c, table));
+            if (ranges.isEmpty()) {
+                return;
             }
+            Instant keep = ranges.get(0).from().minus(ranges.get(0).width());
+            for (PartitionOps.Range r : tx(pool, what, c -> ops.partitions(c, keys))) {
+                if (r.to().isAfter(keep)) {
+                    break;
+                }
+                String detached;
+                try (Connection c = pool.getConnection()) {
+                    detached = ops.detach(c, keys, r, lockTimeout);
+                }
+                drop(pool, detached, pause);
+            }
+        } catch (SQLException e) {
+            if (lockNotAvailable(e)) {
+                log.info("Retention: {} was busy, its due partitions stay until the next run ({})", keys, e.getMessage());
+                return;
+            }
+            throw new dev.postbox.common.PostboxSqlException(what + ": dropping the partitions of dropped keys", e);
         }
-        return new Result(removed, dropped, stop, runway, Duration.ofNanos(longestDrop));
+    }
+
+    private void drop(DataSource pool, String detached, java.util.function.LongConsumer pause) {
+        long t0 = System.nanoTime();
+        tx(pool, "retention: dropping the detached key partition " + detached, c -> {
+            ops.dropDetached(c, detached);
+            return null;
+        });
+        pause.accept(System.nanoTime() - t0);
     }
 
     /** The partitions a run would drop now, with the catalog's estimate of their rows and bytes; changes nothing. */
@@ -236,6 +278,18 @@ final class PartitionSweep {
         List<PartitionOps.Range> next = following(table, last.to(), last.width(), now.plus(ahead), MAX_CREATED_PER_RUN);
         for (PartitionOps.Range r : next) {
             ops.create(c, table, r, lockTimeout);
+        }
+        // the key partitions follow the outbox's (a run that died between the two left them behind)
+        String keys = PartitionOps.keyTable(table);
+        List<PartitionOps.Range> keyRanges = ops.partitions(c, keys);
+        if (keyRanges.isEmpty()) {
+            throw new PostboxException(keys + " has no partitions: the partitioned outbox " + table + " is incomplete"
+                    + " (convert it again from empty)");
+        }
+        Instant end = next.isEmpty() ? last.to() : next.get(next.size() - 1).to();
+        for (PartitionOps.Range r : following(keys, keyRanges.get(keyRanges.size() - 1).to(), last.width(), end,
+                MAX_CREATED_PER_RUN)) {
+            ops.create(c, keys, r, lockTimeout);
         }
         if (!next.isEmpty()) {
             log.info("Retention: created {} partitions of {} up to {}", next.size(), table, next.get(next.size() - 1).to());

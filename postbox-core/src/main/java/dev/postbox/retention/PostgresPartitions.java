@@ -102,12 +102,16 @@ final class PostgresPartitions implements PartitionOps {
             st.execute("COMMENT ON COLUMN " + t + ".partition_time IS 'when the row was inserted (database clock):"
                     + " the range key; changed only by retention, which moves unfinished rows out of a partition before"
                     + " dropping it'");
-            st.execute("CREATE TABLE " + t + "_key (event_no VARCHAR(64) NOT NULL, partition_time TIMESTAMPTZ(3) NOT NULL,"
-                    + " CONSTRAINT " + t + "_key_pk PRIMARY KEY (event_no))");
-            st.execute("CREATE INDEX " + t + "_key_idx_partition_time ON " + t + "_key (partition_time)");
-            st.execute("COMMENT ON TABLE " + t + "_key IS 'event_no of every row of " + t + " and of the rows its"
-                    + " dropped partitions held until retention forgets them: the unique key across partitions'");
-            st.execute(keyTrigger(t));
+            String keys = PartitionOps.keyTable(t);
+            st.execute("CREATE TABLE " + keys + " (event_no VARCHAR(64) NOT NULL, bucket TIMESTAMPTZ(3) NOT NULL,"
+                    + " CONSTRAINT " + keys + "_pk PRIMARY KEY (event_no, bucket)) PARTITION BY RANGE (bucket)");
+            st.execute("COMMENT ON TABLE " + keys + " IS " + literal("the unique key of " + t + " across its partitions:"
+                    + " each row's event_no under the start of its partition and of the partition before, in key"
+                    + " partitions of the same ranges, which leave with the outbox's"));
+            st.execute("COMMENT ON COLUMN " + keys + ".bucket IS 'the start of an outbox partition: the row''s own, or the"
+                    + " one before it'");
+            Range first = ranges.get(0);
+            st.execute(keyTrigger(t, first.from(), first.width()));
             st.execute("CREATE TRIGGER " + t + "_key BEFORE INSERT ON " + t + " FOR EACH ROW EXECUTE FUNCTION "
                     + t + "_key_insert()");
             st.execute(guardTrigger(t));
@@ -116,6 +120,9 @@ final class PostgresPartitions implements PartitionOps {
             st.execute("ALTER TABLE " + tables.outboxArchive() + " ADD COLUMN IF NOT EXISTS partition_time TIMESTAMPTZ(3)");
             for (Range r : ranges) {
                 attach(st, t, r);
+            }
+            for (Range r : PartitionOps.keyRanges(t, ranges)) {
+                attach(st, keys, r);
             }
             c.commit();
         } catch (SQLException | RuntimeException e) {
@@ -126,24 +133,44 @@ final class PostgresPartitions implements PartitionOps {
         }
     }
 
-    /** The key trigger: a new event_no is recorded, a known one skips the row; the mover's rows pass. */
-    private static String keyTrigger(String t) {
+    /**
+     * The key trigger. A row's key rows are its event_no under the start of its partition ({@code b}) and of the
+     * partition before ({@code b - w}), so two writes of one event_no into the same or neighbouring partitions
+     * always meet in one unique index, committed or not. A write into a partition further away finds the other
+     * by the probe of every other key partition, which sees committed rows: two transactions that began more than
+     * a partition apart are assumed not to be open at once. A known event_no skips the row (RETURN NULL: the
+     * writer's {@code ON CONFLICT DO NOTHING RETURNING} returns nothing for it). The mover's rows pass, their key
+     * rows follow them to their new partition.
+     */
+    private static String keyTrigger(String t, Instant origin, Duration width) {
         return """
                 CREATE FUNCTION %1$s_key_insert() RETURNS trigger LANGUAGE plpgsql AS $f$
+                DECLARE
+                    w CONSTANT interval := interval '%4$d seconds';
+                    b timestamptz := timestamptz '%3$s'
+                        + make_interval(secs => floor(extract(epoch FROM NEW.partition_time - timestamptz '%3$s') / %4$d) * %4$d);
                 BEGIN
                     IF current_setting('%2$s', true) = 'on' THEN
-                        INSERT INTO %1$s_key (event_no, partition_time) VALUES (NEW.event_no, NEW.partition_time)
-                            ON CONFLICT (event_no) DO UPDATE SET partition_time = EXCLUDED.partition_time;
+                        DELETE FROM %1$s_key WHERE event_no = NEW.event_no AND bucket <> b AND bucket <> b - w;
+                        INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - w), (NEW.event_no, b)
+                            ON CONFLICT DO NOTHING;
                         RETURN NEW;
                     END IF;
-                    INSERT INTO %1$s_key (event_no, partition_time) VALUES (NEW.event_no, NEW.partition_time)
-                        ON CONFLICT (event_no) DO NOTHING;
+                    PERFORM 1 FROM %1$s_key WHERE event_no = NEW.event_no AND (bucket < b - w OR bucket > b) LIMIT 1;
                     IF FOUND THEN
-                        RETURN NEW;
+                        RETURN NULL;
                     END IF;
-                    RETURN NULL;
+                    INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - w) ON CONFLICT DO NOTHING;
+                    IF NOT FOUND THEN
+                        RETURN NULL;
+                    END IF;
+                    INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b) ON CONFLICT DO NOTHING;
+                    IF NOT FOUND THEN
+                        RETURN NULL;
+                    END IF;
+                    RETURN NEW;
                 END
-                $f$""".formatted(t, MOVE_SETTING);
+                $f$""".formatted(t, MOVE_SETTING, BOUND.format(origin), width.toSeconds());
     }
 
     /** The guard: partition_time and event_no change only through the mover. */
@@ -353,16 +380,6 @@ final class PostgresPartitions implements PartitionOps {
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getString(1) : null;
             }
-        }
-    }
-
-    @Override
-    public int pruneKeys(Connection c, String table, Instant before, int limit) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + "_key WHERE ctid = ANY (ARRAY("
-                + "SELECT ctid FROM " + table + "_key WHERE partition_time < ? LIMIT ?))")) {
-            dialect.bindTime(ps, 1, before);
-            ps.setInt(2, limit);
-            return ps.executeUpdate();
         }
     }
 

@@ -40,8 +40,18 @@ class MariaDbPartitionTest extends PartitionContract {
                 clauses.append(clauses.isEmpty() ? "" : ", ").append(MySqlPartitions.partitionClause(r));
             }
             st.execute("ALTER TABLE " + table + " PARTITION BY RANGE COLUMNS (partition_time) (" + clauses + ")");
+            String keys = PartitionOps.keyTable(table);
+            for (String left; (left = ops.pendingDetach(c, keys, Duration.ofSeconds(5))) != null; ) {
+                st.execute("DROP TABLE " + left);
+            }
+            StringBuilder keyClauses = new StringBuilder();
+            for (PartitionOps.Range r : PartitionOps.keyRanges(table, ranges)) {
+                keyClauses.append(keyClauses.isEmpty() ? "" : ", ").append(MySqlPartitions.partitionClause(r));
+            }
+            st.execute("ALTER TABLE " + keys + " PARTITION BY RANGE COLUMNS (bucket) (" + keyClauses + ")");
         }
         assertThat(ops.partitions(c, table)).containsExactlyElementsOf(ranges);
+        assertThat(ops.partitions(c, PartitionOps.keyTable(table))).containsExactlyElementsOf(PartitionOps.keyRanges(table, ranges));
     }
 
     @Override
@@ -125,7 +135,7 @@ class MariaDbPartitionTest extends PartitionContract {
         String t = plain.tables().outbox();
         exec("CREATE TABLE " + t + "_partitioned LIKE " + t);
         exec("CREATE TRIGGER " + t + "_key_insert BEFORE INSERT ON " + t + "_partitioned FOR EACH ROW SET @x = 1");
-        exec("CREATE TABLE " + t + "_key (event_no VARCHAR(64) NOT NULL, partition_time DATETIME(3) NOT NULL)");
+        exec("CREATE TABLE " + t + "_key (event_no VARCHAR(64) NOT NULL, bucket DATETIME(3) NOT NULL)");
         exec("INSERT INTO " + t + "_key VALUES ('LEFT-OVER', UTC_TIMESTAMP(3))");
         exec("CREATE TABLE " + t + "_unpartitioned LIKE " + t);
         inTx(c -> plain.outbox().write(c, OutboxEvent.builder().eventNo("LATE-1").aggregate("ORDER", "1")

@@ -140,8 +140,13 @@ public abstract class PartitionContract extends DatabaseContract {
         }
     }
 
+    /** The event_nos the key table knows (each live row has two key rows: its partition's and the one before). */
     private long keys() throws SQLException {
-        return count(postbox.tables().outbox() + "_key");
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                "SELECT COUNT(DISTINCT event_no) FROM " + PartitionOps.keyTable(postbox.tables().outbox()))) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private Retention retention(RetentionPolicy policy) {
@@ -217,29 +222,154 @@ public abstract class PartitionContract extends DatabaseContract {
         assertThat(write("E-2", "1").duplicate()).isTrue();
     }
 
-    @Test
-    final void partitionTimeAndEventNoChangeOnlyThroughTheMover() throws Exception {
-        row("E-1", "1", -2, OutboxStatus.PENDING);
-        Map<String, Map<String, String>> before = rows();
-        // PostgreSQL runs a partition-changing UPDATE as delete + insert: without the guard the key trigger would
-        // skip the insert of a row whose event_no it knows, and the row would be gone with "UPDATE 0"
-        assertThatThrownBy(() -> exec1(plainPartitionUpdate(postbox.tables().outbox()), "E-1"))
-                .isInstanceOf(SQLException.class).hasMessageContaining("partition_time");
-        assertThatThrownBy(() -> exec1("UPDATE " + postbox.tables().outbox() + " SET event_no = 'E-9' WHERE event_no = ?", "E-1"))
-                .isInstanceOf(SQLException.class).hasMessageContaining("event_no");
-        assertThat(rows()).isEqualTo(before);
-        assertThat(partitionTime("E-1")).isEqualTo(day(-2));
+    /**
+     * Inserts a row of {@code eventNo} into the partition of {@code partitionTime} on {@code c} (in its transaction,
+     * uncommitted) as a writer whose transaction began then would; true when it went in, false when the event_no
+     * was known (PostgreSQL: skipped; elsewhere a duplicate-key error on uk_event_no).
+     */
+    private boolean insertAt(Connection c, String eventNo, Instant partitionTime) throws SQLException {
+        boolean skips = "postgresql".equals(postbox.dialect().name());
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + postbox.tables().outbox() + " (event_no,"
+                + " aggregate_type, aggregate_id, event_type, event_source, publish_channel, event_payload, create_time, update_time,"
+                + " partition_time) VALUES (?, 'ORDER', 'x', 'T', 'test', 'MQ', '{}', ?, ?, ?)"
+                + (skips ? " ON CONFLICT DO NOTHING" : ""))) {
+            ps.setString(1, eventNo);
+            for (int i = 2; i <= 4; i++) {
+                postbox.dialect().bindTime(ps, i, partitionTime);
+            }
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            if (postbox.dialect().isDuplicateKey(e, "uk_event_no")) {
+                return false;
+            }
+            throw e;
+        }
+    }
 
-        long id = Long.parseLong(before.get("E-1").get("id"));
-        int moved = inTx(c -> {
-            List<PartitionOps.Range> ranges = ops.partitions(c, postbox.tables().outbox());
-            return ops.move(c, postbox.tables().outbox(), ranges.get(DAYS_BEFORE - 2), List.of(id));
-        });
-        assertThat(moved).isEqualTo(1);
-        assertThat(rows()).as("every column but partition_time kept").isEqualTo(before);
-        assertThat(partitionTime("E-1")).isAfterOrEqualTo(today);
-        assertThat(keys()).isEqualTo(1);
-        assertThat(write("E-1", "1").duplicate()).isTrue();
+    private boolean insertAt(String eventNo, Instant partitionTime) throws Exception {
+        return inTx(c -> insertAt(c, eventNo, partitionTime));
+    }
+
+    /** Every pair of partitions of the window, both orders: the second write of an event_no is a duplicate. */
+    @Test
+    final void anEventNoIsKnownInEveryPartitionOfTheWindowWhicheverWasWrittenFirst() throws Exception {
+        List<String> missed = new ArrayList<>();
+        for (int first = -DAYS_BEFORE; first <= DAYS_AFTER; first++) {
+            for (int second = -DAYS_BEFORE; second <= DAYS_AFTER; second++) {
+                String no = "W" + first + "_" + second;
+                assertThat(insertAt(no, day(first))).as(no + " is new").isTrue();
+                if (insertAt(no, day(second).plusSeconds(7_000))) {
+                    missed.add(no);
+                }
+            }
+        }
+        assertThat(missed).as("second writes let in").isEmpty();
+        long written = (long) (DAYS_BEFORE + DAYS_AFTER + 1) * (DAYS_BEFORE + DAYS_AFTER + 1);
+        assertThat(count(postbox.tables().outbox())).isEqualTo(written);
+        assertThat(keys()).isEqualTo(written);
+    }
+
+    /**
+     * Two writers of one event_no whose transactions began on either side of a partition boundary, neither committed
+     * when the other writes: the second waits for the first and is then told the event_no is known, in either order
+     * and under READ COMMITTED and REPEATABLE READ (PostgreSQL may end a REPEATABLE READ one with a serialization
+     * failure instead: that transaction rolls back, nothing is written twice).
+     */
+    @Test
+    final void writersOnEitherSideOfABoundaryMeetInTheKeyBeforeEitherCommits() throws Exception {
+        Instant lateYesterday = today.minusMillis(1);
+        Instant earlyToday = today;
+        int[][] cases = {{0, Connection.TRANSACTION_READ_COMMITTED}, {1, Connection.TRANSACTION_READ_COMMITTED},
+                {0, Connection.TRANSACTION_REPEATABLE_READ}, {1, Connection.TRANSACTION_REPEATABLE_READ}};
+        java.util.concurrent.ExecutorService second = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int[] k : cases) {
+                String no = "B-" + k[0] + "-" + k[1];
+                Instant firstAt = k[0] == 0 ? lateYesterday : earlyToday;
+                Instant secondAt = k[0] == 0 ? earlyToday : lateYesterday;
+                try (Connection a = ds.getConnection(); Connection b = ds.getConnection()) {
+                    a.setAutoCommit(false);
+                    b.setAutoCommit(false);
+                    b.setTransactionIsolation(k[1]);
+                    try (Statement st = b.createStatement()) {
+                        st.executeQuery("SELECT 1 FROM " + postbox.tables().outbox() + " WHERE 1 = 0").close(); // its snapshot
+                    }
+                    assertThat(insertAt(a, no, firstAt)).isTrue();
+                    java.util.concurrent.Future<Object> waiting = second.submit(() -> {
+                        try {
+                            return insertAt(b, no, secondAt);
+                        } catch (SQLException e) {
+                            return e;
+                        }
+                    });
+                    Thread.sleep(300);
+                    assertThat(waiting.isDone()).as(no + ": the second writer waits for the first").isFalse();
+                    a.commit();
+                    Object outcome = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+                    if (outcome instanceof SQLException e) {
+                        assertThat(e.getSQLState()).as(no + ": " + e.getMessage()).isEqualTo("40001");
+                        assertThat(k[1]).isEqualTo(Connection.TRANSACTION_REPEATABLE_READ);
+                    } else {
+                        assertThat(outcome).as(no + ": the second write is a duplicate").isEqualTo(false);
+                    }
+                    b.rollback();
+                }
+                try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM "
+                        + postbox.tables().outbox() + " WHERE event_no = ?")) {
+                    ps.setString(1, no);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        assertThat(rs.getLong(1)).as(no + " is in the outbox once").isEqualTo(1);
+                    }
+                }
+            }
+        } finally {
+            second.shutdownNow();
+        }
+    }
+
+    /** Dropping partitions drops the key partitions with them: no key row is deleted one by one. */
+    @Test
+    final void theKeysLeaveWithTheirPartitionsAndOnePartitionLater() throws Exception {
+        row("P-4", "1", -4, OutboxStatus.PUBLISHED);
+        row("P-3", "2", -3, OutboxStatus.PUBLISHED);
+        row("P-2", "3", -2, OutboxStatus.PUBLISHED);
+        row("P-1", "4", -1, OutboxStatus.PUBLISHED);
+        String keyTable = PartitionOps.keyTable(postbox.tables().outbox());
+        try (Retention retention = retention(publishedAfterADay())) {
+            assertThat(retention.runOnce().table(RetentionTable.OUTBOX).partitions()).isEqualTo(3);
+        }
+        List<PartitionOps.Range> outbox;
+        List<PartitionOps.Range> keyPartitions;
+        try (Connection c = ds.getConnection()) {
+            outbox = ops.partitions(c, postbox.tables().outbox());
+            keyPartitions = ops.partitions(c, keyTable);
+            assertThat(ops.pendingDetach(c, keyTable, Duration.ofSeconds(5))).as("nothing left detached").isNull();
+        }
+        assertThat(keyPartitions).as("one key partition before the oldest partition, then one for each")
+                .isEqualTo(PartitionOps.keyRanges(postbox.tables().outbox(), outbox));
+        // P-4's and P-3's key partitions are gone; P-2's row left with day -2, its key row under day -2 stays until
+        // day -1 goes (a write that began on day -1 puts its key row there)
+        assertThat(keyBuckets("P-3")).isEmpty();
+        assertThat(keyBuckets("P-2")).containsExactly(today.minus(Duration.ofDays(2)));
+        assertThat(keys()).isEqualTo(2);
+        assertThat(insertAt("P-3", day(0))).as("P-3 left the window").isTrue();
+        assertThat(insertAt("P-2", day(0))).as("P-2 is known one partition longer").isFalse();
+        assertThat(insertAt("P-1", day(0))).as("P-1 is in it").isFalse();
+    }
+
+    private List<Instant> keyBuckets(String eventNo) throws SQLException {
+        List<Instant> out = new ArrayList<>();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT bucket FROM "
+                + PartitionOps.keyTable(postbox.tables().outbox()) + " WHERE event_no = ? ORDER BY bucket")) {
+            ps.setString(1, eventNo);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(postbox.dialect().readTime(rs, "bucket"));
+                }
+            }
+        }
+        return out;
     }
 
     private void exec1(String sql, String param) throws SQLException {

@@ -27,18 +27,29 @@ class PostgresPartitionTest extends PartitionContract {
             for (String left; (left = ops.pendingDetach(c, table, Duration.ofSeconds(5))) != null; ) {
                 st.execute("DROP TABLE " + left);
             }
+            String keys = PartitionOps.keyTable(table);
+            for (String left; (left = ops.pendingDetach(c, keys, Duration.ofSeconds(5))) != null; ) {
+                st.execute("DROP TABLE " + left);
+            }
             c.setAutoCommit(false);
             for (PartitionOps.Range r : ops.partitions(c, table)) {
                 st.execute("DROP TABLE " + r.name());
             }
+            for (PartitionOps.Range r : ops.partitions(c, keys)) {
+                st.execute("DROP TABLE " + r.name());
+            }
             for (PartitionOps.Range r : ranges) {
                 ops.create(c, table, r, Duration.ofSeconds(5));
+            }
+            for (PartitionOps.Range r : PartitionOps.keyRanges(table, ranges)) {
+                ops.create(c, keys, r, Duration.ofSeconds(5));
             }
             c.commit();
         } finally {
             c.setAutoCommit(true);
         }
         assertThat(ops.partitions(c, table)).containsExactlyElementsOf(ranges);
+        assertThat(ops.partitions(c, PartitionOps.keyTable(table))).containsExactlyElementsOf(PartitionOps.keyRanges(table, ranges));
     }
 
     @Override
