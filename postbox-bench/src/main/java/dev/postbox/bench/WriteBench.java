@@ -22,7 +22,9 @@ import java.util.Map;
  * listening in {@code event_notify}). A short untimed warm-up of the {@code event} variant comes first, so
  * that the first measured variant does not pay for the JIT. The RESULT line carries every concurrency's
  * figures under keys {@code p<producers>_...}: tx/s per variant, p99 commit latency,
- * {@code event_vs_plain} and {@code notify_vs_off}.
+ * {@code event_vs_plain} and {@code notify_vs_off}. {@code --outbox partitioned} converts the outbox to the
+ * time-partitioned variant first (daily partitions, a week ahead; every event also writes its key rows), to
+ * weigh what the partitions strategy costs a writer against {@code --outbox plain}.
  */
 final class WriteBench implements Scenario {
 
@@ -63,6 +65,7 @@ final class WriteBench implements Scenario {
         d.put("warmup", "2");
         d.put("aggregates", "1000");
         d.put("relay", "off");
+        d.put("outbox", "plain");
         return d;
     }
 
@@ -72,6 +75,7 @@ final class WriteBench implements Scenario {
         o.positiveInt("seconds");
         o.nonNegativeInt("warmup");
         o.onOff("relay");
+        partitioned(o);
         new Aggregates(o.positiveInt("aggregates"), producers.stream().max(Integer::compare).orElseThrow());
     }
 
@@ -94,9 +98,15 @@ final class WriteBench implements Scenario {
         int aggregates = o.positiveInt("aggregates");
         boolean relay = o.onOff("relay");
         List<Integer> concurrencies = o.positiveIntList("producers", MAX_PRODUCERS);
+        boolean partitioned = partitioned(o);
+        if (partitioned) {
+            empty(ctx, false);
+            ctx.postbox.outboxPartitions().convert(java.time.Duration.ofDays(1), java.time.Duration.ofDays(7));
+            Fmt.line("OUTBOX partitioned: " + ctx.postbox.outboxPartitions().list().size() + " daily partitions");
+        }
         if (o.nonNegativeInt("warmup") > 0) {
             int p = concurrencies.get(0);
-            empty(ctx);
+            empty(ctx, partitioned);
             ClosedLoopProducers.Stats w = new ClosedLoopProducers(new EventWriter(ctx.postbox, ctx.pool),
                     new Aggregates(aggregates, p), p, seq -> { }).run(o.nonNegativeInt("warmup"));
             Fmt.line("WARMUP variant=event producers=" + p + " seconds=" + o.nonNegativeInt("warmup") + " tx=" + w.produced()
@@ -104,7 +114,7 @@ final class WriteBench implements Scenario {
         }
         StringBuilder result = new StringBuilder("RESULT scenario=write db=" + ctx.db.kind() + " producers="
                 + String.join(",", concurrencies.stream().map(String::valueOf).toList()) + " seconds=" + seconds
-                + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps()));
+                + " outbox=" + (partitioned ? "partitioned" : "plain") + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps()));
         boolean ok = true;
         long allTx = 0;
         long allCpu = 0;
@@ -116,7 +126,7 @@ final class WriteBench implements Scenario {
                             + " writes no notification");
                     continue;
                 }
-                empty(ctx);
+                empty(ctx, partitioned);
                 EventWriter writer = switch (v) {
                     case PLAIN -> EventWriter.businessOnly(ctx.pool);
                     case EVENT -> new EventWriter(ctx.postbox, ctx.pool);
@@ -182,8 +192,24 @@ final class WriteBench implements Scenario {
         return a == null || b == null || b.tps() == 0 ? "n/a" : Fmt.two(a.tps() / b.tps());
     }
 
-    /** Empties the business table and the outbox, so that each variant starts on the same (empty) tables. */
-    private static void empty(BenchContext ctx) {
+    /** {@code --outbox}: plain or partitioned. */
+    private static boolean partitioned(Options o) {
+        String outbox = o.string("outbox");
+        return switch (outbox) {
+            case "plain" -> false;
+            case "partitioned" -> true;
+            default -> throw new UsageException("option --outbox must be plain or partitioned (was '" + outbox + "')");
+        };
+    }
+
+    /**
+     * Empties the business table and the outbox (with the partitioned outbox's key table), so that each variant
+     * starts on the same (empty) tables.
+     */
+    private static void empty(BenchContext ctx, boolean partitioned) {
         ctx.db.execute("TRUNCATE TABLE " + BenchContext.ORDERS, "TRUNCATE TABLE " + ctx.outbox());
+        if (partitioned) {
+            ctx.db.execute("TRUNCATE TABLE " + ctx.outbox() + "_key");
+        }
     }
 }
