@@ -73,7 +73,7 @@ final class MySqlPartitions implements PartitionOps {
     }
 
     @Override
-    public void convert(Connection c, TableNames tables, List<Range> ranges) throws SQLException {
+    public void convert(Connection c, TableNames tables, List<Range> ranges, Duration generation) throws SQLException {
         String t = tables.outbox();
         String building = t + "_partitioned";
         String old = t + "_unpartitioned";
@@ -104,15 +104,15 @@ final class MySqlPartitions implements PartitionOps {
             String keys = PartitionOps.keyTable(t);
             st.execute("DROP TABLE IF EXISTS " + keys);
             StringBuilder keyPartitions = new StringBuilder();
-            for (Range r : PartitionOps.keyRanges(t, ranges)) {
+            for (Range r : PartitionOps.keyRanges(t, ranges, generation)) {
                 keyPartitions.append(keyPartitions.isEmpty() ? "" : ", ").append(partitionClause(r));
             }
             st.execute("CREATE TABLE " + keys + " (event_no VARCHAR(64) NOT NULL COLLATE " + collation + ","
-                    + " bucket DATETIME(3) NOT NULL COMMENT 'the start of an outbox partition: the row''s own, or the one"
-                    + " before it', UNIQUE KEY uk_event_no (event_no, bucket)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+                    + " bucket DATETIME(3) NOT NULL COMMENT 'the start of a generation: the row''s own, or the one before it',"
+                    + " UNIQUE KEY uk_event_no (event_no, bucket)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
                     + " COLLATE=" + collation + " COMMENT=" + literal("the unique key of " + t + " across its partitions:"
-                    + " each row's event_no under the start of its partition and of the one before, in key partitions of"
-                    + " the same ranges, which leave with the outbox's")
+                    + " each row's event_no under the start of its generation (" + generation + " wide) and of the one"
+                    + " before; a generation is dropped when no row of " + t + " can have a key in it")
                     + " PARTITION BY RANGE COLUMNS (bucket) (" + keyPartitions + ")");
 
             st.execute("DROP TABLE IF EXISTS " + building);
@@ -129,9 +129,9 @@ final class MySqlPartitions implements PartitionOps {
                     + " AUTO_INCREMENT = " + nextId + ", COMMENT = " + literal(((comment == null || comment.isEmpty()) ? ""
                     : comment + "; ") + "partitioned by partition_time (Postbox retention)")
                     + " PARTITION BY RANGE COLUMNS (partition_time) (" + partitions + ")");
-            Range first = ranges.get(0);
-            st.execute(keyTrigger(t, building, first.from(), first.width()));
-            st.execute(guardTrigger(t, building, first.from(), first.width()));
+            Instant origin = ranges.get(0).from();
+            st.execute(keyTrigger(t, building, origin, generation));
+            st.execute(guardTrigger(t, building, origin, generation));
 
             st.execute("RENAME TABLE " + t + " TO " + old + ", " + building + " TO " + t);
             // a write that reached the old table between the check and the swap is carried over, never dropped
@@ -181,38 +181,27 @@ final class MySqlPartitions implements PartitionOps {
     }
 
     /**
-     * The key trigger. A row's key rows are its event_no under the start of its partition ({@code b}) and of the
-     * one before ({@code b - w}): two writes of one event_no into the same or neighbouring partitions meet in the
-     * unique key (1062 on uk_event_no), committed or not. A write into a partition further away finds the other by
-     * a plain read of every other key partition, and fails the insert with the same error; that read sees what
-     * committed before the transaction's snapshot, so two transactions that wrote more than a partition apart are
-     * assumed not to be open at once. (A locking read would also see uncommitted rows, but its gap locks in the
-     * key partitions made concurrent writers deadlock.) The mover's rows pass; their key rows follow them to their
-     * new partition.
+     * The key trigger ({@link PartitionOps}): a row of generation {@code b} records its event_no under
+     * {@code b - G} and {@code b} in one statement; an event_no either generation holds, committed or not, fails
+     * the insert with 1062 on uk_event_no, and the statement leaves no key row behind. The mover's rows pass; their
+     * key rows follow them to their new generation.
      */
-    private static String keyTrigger(String t, String on, Instant origin, Duration width) {
+    private static String keyTrigger(String t, String on, Instant origin, Duration generation) {
         return """
                 CREATE TRIGGER %1$s_key_insert BEFORE INSERT ON %2$s FOR EACH ROW
                 BEGIN
                     DECLARE b DATETIME(3) DEFAULT %4$s;
-                    DECLARE known INT DEFAULT 0;
-                    DECLARE message VARCHAR(200);
                     IF %3$s = 1 THEN
                         %5$s
                     ELSE
-                        SELECT COUNT(*) INTO known FROM %1$s_key WHERE event_no = NEW.event_no
-                            AND (bucket < b - INTERVAL %6$d SECOND OR bucket > b);
-                        IF known > 0 THEN
-                            SET message = CONCAT('Duplicate entry ''', NEW.event_no, ''' for key ''uk_event_no''');
-                            SIGNAL SQLSTATE '23000' SET MYSQL_ERRNO = 1062, MESSAGE_TEXT = message;
-                        END IF;
                         INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - INTERVAL %6$d SECOND),
                             (NEW.event_no, b);
                     END IF;
-                END""".formatted(t, on, MOVE_VARIABLE, bucket(origin, width), moveKeys(t, width), width.toSeconds());
+                END""".formatted(t, on, MOVE_VARIABLE, bucket(origin, generation), moveKeys(t, generation),
+                generation.toSeconds());
     }
 
-    /** The start of the partition of {@code NEW.partition_time}: partitions of {@code width} from {@code origin}. */
+    /** The start of the generation of {@code NEW.partition_time}: generations of {@code width} from {@code origin}. */
     private static String bucket(Instant origin, Duration width) {
         String o = "TIMESTAMP'" + BOUND.format(origin) + "'";
         long w = width.toSeconds();
@@ -220,7 +209,7 @@ final class MySqlPartitions implements PartitionOps {
                 + ", " + o + ")";
     }
 
-    /** The mover's key rows: those of the row's new partition {@code b}, and no others. */
+    /** The mover's key rows: those of the row's new generation {@code b} and the one before, no others. */
     private static String moveKeys(String t, Duration width) {
         return """
                 DELETE FROM %1$s_key WHERE event_no = NEW.event_no AND bucket <> b AND bucket <> b - INTERVAL %2$d SECOND;

@@ -19,13 +19,16 @@ import java.util.List;
  * partition for its time fails instead of landing where no retention finds it). Retention creates the
  * partitions ahead on every run (the runway) and drops a partition only after moving out every row in it
  * that must stay. event_no stays unique across partitions through the key table {@code <outbox>_key},
- * kept until the partitions of its events are gone: a write of an event_no the retention window still
- * holds is a duplicate, as on the plain outbox.
+ * partitioned in generations as wide as the idempotency window plus one partition: a write of an event_no
+ * written less than the idempotency window before (or still in the outbox) is a duplicate, as on the plain
+ * outbox, and the keys leave by dropping whole generations, never row by row. The PUBLISHED retention may
+ * not exceed the idempotency window (a run refuses it, naming {@code outbox.PUBLISHED}).
  *
- * <p>Costs, to weigh against the batched delete: every write also inserts a key row (a trigger); a lookup
+ * <p>Costs, to weigh against the batched delete: every write also inserts two key rows (a trigger); a lookup
  * by id or the relay's order guard probes each partition's index (a week of daily partitions: about 15
- * probes instead of one). In return a day's rows leave in one catalog operation, whatever their number,
- * with no dead tuples for vacuum and no WAL per row.
+ * probes instead of one); the keys take room for two to three idempotency windows of writes. In return a
+ * day's rows leave in one catalog operation, whatever their number, with no dead tuples for vacuum and no
+ * WAL per row.
  *
  * <p>PostgreSQL 15 and MariaDB 10.11; H2 has no partitioned variant.
  * <pre>{@code
@@ -42,6 +45,9 @@ public final class OutboxPartitions {
 
     /** Default width of a partition. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofDays(1);
+
+    /** Default idempotency window: the longest PUBLISHED retention the partitioned outbox then allows. */
+    public static final Duration DEFAULT_IDEMPOTENCY_WINDOW = Duration.ofDays(7);
 
     /** One partition: {@code [from, to)} by the database's clock, and what the catalog estimates it holds. */
     public record Partition(String name, Instant from, Instant to, long estimatedRows, long estimatedBytes) {
@@ -75,7 +81,7 @@ public final class OutboxPartitions {
      *                             argument is out of range (nothing is changed)
      */
     public void convert(Duration interval, Duration ahead) {
-        convert(interval, ahead, null);
+        convert(interval, ahead, DEFAULT_IDEMPOTENCY_WINDOW, null);
     }
 
     /**
@@ -84,6 +90,16 @@ public final class OutboxPartitions {
      * (moving an outbox's history over, benchmarks). Null: the current partition.
      */
     public void convert(Duration interval, Duration ahead, Instant from) {
+        convert(interval, ahead, DEFAULT_IDEMPOTENCY_WINDOW, from);
+    }
+
+    /**
+     * {@link #convert(Duration, Duration, Instant)} with an idempotency window (1 h to 366 days, default 7 days): an
+     * event_no stays known for at least that long after it was written (and as long as its row is in the outbox),
+     * at most about twice as long plus a partition; the PUBLISHED retention may be at most this long. The key
+     * table's generations are the window plus one partition wide, rounded up to whole partitions.
+     */
+    public void convert(Duration interval, Duration ahead, Duration idempotencyWindow, Instant from) {
         if (ops == null) {
             throw new ValidationException("outbox.strategy", settings.dialect().name() + " has no time partitions");
         }
@@ -95,6 +111,12 @@ public final class OutboxPartitions {
         if (ahead == null || ahead.compareTo(Duration.ofHours(1)) < 0 || ahead.compareTo(Duration.ofDays(366)) > 0) {
             throw new ValidationException("ahead", "must be between PT1H and P366D (was " + ahead + ")");
         }
+        if (idempotencyWindow == null || idempotencyWindow.compareTo(Duration.ofHours(1)) < 0
+                || idempotencyWindow.compareTo(Duration.ofDays(366)) > 0) {
+            throw new ValidationException("idempotencyWindow", "must be between PT1H and P366D (was " + idempotencyWindow + ")");
+        }
+        long partitionsPerGeneration = 1 + (idempotencyWindow.toSeconds() + interval.toSeconds() - 1) / interval.toSeconds();
+        Duration generation = interval.multipliedBy(partitionsPerGeneration);
         String table = settings.tables().outbox();
         try (Connection c = settings.dataSource().getConnection()) {
             if (ops.partitioned(c, table)) {
@@ -116,7 +138,7 @@ public final class OutboxPartitions {
             List<PartitionOps.Range> ranges = PartitionSweep.following(table, Instant.ofEpochSecond(start), interval,
                     now.plus(ahead), MAX_PARTITIONS);
             try {
-                ops.convert(c, settings.tables(), ranges);
+                ops.convert(c, settings.tables(), ranges, generation);
                 dev.postbox.internal.IdempotentInsert.tablesChanged();
             } catch (SQLException e) {
                 if ("55000".equals(e.getSQLState()) && String.valueOf(e.getMessage()).contains("only an empty outbox")) {
@@ -143,6 +165,17 @@ public final class OutboxPartitions {
             }
             return out;
         });
+    }
+
+    /**
+     * How long an event_no stays known at the least (see {@link #convert(Duration, Duration, Duration, Instant)}): the
+     * width of the key table's generations less one partition. Null when the outbox is not partitioned.
+     */
+    public Duration idempotencyWindow() {
+        if (ops == null) {
+            return null;
+        }
+        return read("reading the idempotency window", sweep::idempotencyWindow);
     }
 
     /**

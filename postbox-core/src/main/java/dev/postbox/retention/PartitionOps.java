@@ -15,17 +15,18 @@ import java.util.List;
  * key on {@code event_no}, which a partitioned table cannot enforce across partitions, moves to the key
  * table {@code <outbox>_key (event_no, bucket)}, filled by an insert trigger of the outbox.
  *
- * <p>The key table is partitioned in the outbox's ranges, with one more partition before the first. A row in
- * the outbox partition starting at {@code b} has two key rows: {@code (event_no, b)} and
- * {@code (event_no, b - width)}, each unique in its key partition. Two writes of one event_no into the same or
- * neighbouring partitions therefore meet in a unique index, also while neither has committed; a write into a
- * later partition finds the older one by probing the key partitions before {@code b - width}. A row whose
- * event_no is known is not inserted: on PostgreSQL the trigger skips it (the INSERT's
- * {@code ON CONFLICT DO NOTHING} reports it as a duplicate), elsewhere it fails the statement with a
- * duplicate-key error on {@code uk_event_no}, as the plain outbox does. When an outbox partition is dropped,
- * the key partitions before the one just before the new oldest outbox partition are dropped with it: the keys
- * leave in one catalog operation, as the rows do, and an event_no is known as long as its row's partition is
- * there and at most one partition's width longer.
+ * <p>The key table is partitioned in generations: ranges {@code G} wide (the idempotency window plus one
+ * partition, in whole partitions), aligned with the outbox's first partition. A row written at
+ * {@code partition_time} in generation {@code g} has two key rows, {@code (event_no, g)} and
+ * {@code (event_no, g - G)}, each unique in its key partition. So two writes of one event_no less than
+ * {@code G} apart share a generation and meet in its unique index, committed or not, whatever the isolation
+ * level; every row of the outbox that retention keeps on schedule is younger than that (a PUBLISHED retention
+ * longer than the window is refused). No write reads the older generations: a write looks up nothing, so it
+ * costs two index inserts whatever the number of partitions. A row whose event_no is known is not inserted:
+ * on PostgreSQL the trigger skips it (the INSERT's {@code ON CONFLICT DO NOTHING} reports it as a duplicate),
+ * elsewhere it fails the statement with a duplicate-key error on {@code uk_event_no}, as the plain outbox
+ * does. A generation is dropped, a catalog operation like a partition's, once no row of the outbox and no
+ * write of now can have a key row in it: the keys never leave row by row.
  *
  * <p>A partition covers {@code [from, to)}; partitions are contiguous, created ahead, there is no DEFAULT
  * partition. Moving a row between partitions ({@link #move}) is the only way its partition_time may change:
@@ -63,12 +64,13 @@ interface PartitionOps {
 
     /**
      * Turns the empty outbox of {@code tables} into the partitioned variant with the partitions
-     * {@code ranges} (contiguous, in order), creates the key table and triggers and adds a nullable
+     * {@code ranges} (contiguous, in order), creates the key table in generations of {@code generation} (a
+     * whole number of partitions) and the triggers, and adds a nullable
      * {@code partition_time} to the outbox archive. Keeps every column, default, index and comment; new ids
      * continue above every id the outbox and its archive ever had. Autocommit: one transaction where the
      * database's DDL is transactional. Throws when the outbox holds a row.
      */
-    void convert(Connection c, TableNames tables, List<Range> ranges) throws SQLException;
+    void convert(Connection c, TableNames tables, List<Range> ranges, Duration generation) throws SQLException;
 
     /** The partitions of {@code table} in range order (empty when it is not partitioned). */
     List<Range> partitions(Connection c, String table) throws SQLException;
@@ -136,13 +138,11 @@ interface PartitionOps {
     }
 
     /**
-     * The key partitions for the outbox partitions {@code ranges} (contiguous, of one width): one for each, and
-     * one more before the first (the key rows of the first partition's rows under the partition before it).
+     * The key generations for the outbox partitions {@code ranges}: {@code generation} wide from one generation
+     * before the first partition's start until they cover the last partition.
      */
-    static List<Range> keyRanges(String table, List<Range> ranges) {
-        Range first = ranges.get(0);
-        Duration width = first.width();
-        return PartitionSweep.following(keyTable(table), first.from().minus(width), width,
+    static List<Range> keyRanges(String table, List<Range> ranges, Duration generation) {
+        return PartitionSweep.following(keyTable(table), ranges.get(0).from().minus(generation), generation,
                 ranges.get(ranges.size() - 1).to(), Integer.MAX_VALUE);
     }
 }

@@ -135,8 +135,12 @@ final class PartitionSweep {
             finish(pool, left, batchSize, pause);
             dropped++;
         }
-        // 2. the runway
+        // 2. the runway (and the retention the key generations allow)
         Duration runway = extend(pool, lockTimeout, ahead);
+        tx(pool, what, c -> {
+            checkWindow(c);
+            return null;
+        });
         // 3. due partitions, oldest first
         List<PartitionOps.Range> ranges = tx(pool, what, c -> ops.partitions(c, table));
         Instant now = tx(pool, what, this::databaseNow);
@@ -186,17 +190,16 @@ final class PartitionSweep {
         }
         // 4. key partitions an earlier run left (each drop above took its own along)
         dropKeys(pool, lockTimeout, pause);
+        warnWhenBehind(pool, what);
         return new Result(removed, dropped, stop, runway, Duration.ofNanos(longestDrop));
     }
 
     /**
-     * Drops the key partitions that end before the start of the partition before the oldest outbox partition, and
-     * any detached key partition an earlier run left: a detach, then a drop in a transaction of its own each. The
-     * key partition just before the oldest outbox partition stays: a row written into the oldest partition (the
-     * current one, when the retention is shorter than a partition; a transaction that began in it) puts a key row
-     * there. So the key rows of a dropped partition's rows leave with the next partition dropped, and an event_no
-     * is known for at most one partition's width longer than its row is kept. A key partition still locked is
-     * left for the next run.
+     * Drops the key generations ({@link PartitionOps}) before the one before the generation of the oldest outbox
+     * partition's start: a row still in the outbox, or written into any of its partitions (a transaction that began
+     * long ago, the mover), has its key rows there or later. Also drops any detached key partition an earlier run
+     * left. A detach, then a drop in a transaction of its own each; a key partition still locked is left for the
+     * next run.
      */
     void dropKeys(DataSource pool, Duration lockTimeout, java.util.function.LongConsumer pause) {
         String keys = PartitionOps.keyTable(table);
@@ -216,8 +219,19 @@ final class PartitionSweep {
             if (ranges.isEmpty()) {
                 return;
             }
-            Instant keep = ranges.get(0).from().minus(ranges.get(0).width());
-            for (PartitionOps.Range r : tx(pool, what, c -> ops.partitions(c, keys))) {
+            List<PartitionOps.Range> generations = tx(pool, what, c -> ops.partitions(c, keys));
+            Instant oldest = ranges.get(0).from();
+            Instant keep = null;
+            for (PartitionOps.Range g : generations) {
+                if (g.to().isAfter(oldest)) {
+                    keep = g.from().minus(g.width());
+                    break;
+                }
+            }
+            if (keep == null) {
+                return;
+            }
+            for (PartitionOps.Range r : generations) {
                 if (r.to().isAfter(keep)) {
                     break;
                 }
@@ -245,9 +259,59 @@ final class PartitionSweep {
         pause.accept(System.nanoTime() - t0);
     }
 
+    /**
+     * Warns when the oldest partition began a whole key generation ago or earlier: a row in it may be older than the
+     * idempotency window, so its event_no may be written again (retention is behind: partitions it could not drop).
+     */
+    private void warnWhenBehind(DataSource pool, String what) {
+        tx(pool, what, c -> {
+            List<PartitionOps.Range> generations = ops.partitions(c, PartitionOps.keyTable(table));
+            List<PartitionOps.Range> ranges = ops.partitions(c, table);
+            if (!generations.isEmpty() && !ranges.isEmpty()) {
+                Instant now = databaseNow(c);
+                Duration generation = generations.get(0).width();
+                if (!ranges.get(0).from().isAfter(now.minus(generation))) {
+                    log.warn("Retention: the oldest partition {} of {} began {} ago, a key generation ({}) or more: the"
+                            + " event_nos of its rows are past the idempotency window and may be written again until"
+                            + " retention drops it", ranges.get(0).name(), table, Duration.between(ranges.get(0).from(), now),
+                            generation);
+                }
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The idempotency window of the partitioned outbox: how long an event_no stays known at the least, the width of
+     * its key generations less one partition; null when it is not partitioned.
+     */
+    Duration idempotencyWindow(Connection c) throws SQLException {
+        List<PartitionOps.Range> generations = ops.partitions(c, PartitionOps.keyTable(table));
+        List<PartitionOps.Range> ranges = ops.partitions(c, table);
+        if (generations.isEmpty() || ranges.isEmpty()) {
+            return null;
+        }
+        return generations.get(0).width().minus(ranges.get(0).width());
+    }
+
+    /**
+     * Refuses a PUBLISHED retention longer than the idempotency window: a partition stays up to one partition
+     * longer than the retention, and its rows' event_nos must stay known as long.
+     */
+    private void checkWindow(Connection c) throws SQLException {
+        Duration window = idempotencyWindow(c);
+        if (window != null && publishedKeep.compareTo(window) > 0) {
+            throw new dev.postbox.common.ValidationException("outbox.PUBLISHED", "must be at most " + window + " for the"
+                    + " partitioned " + table + " (was " + publishedKeep + "): its event_nos stay known for " + window
+                    + ", the idempotency window it was converted with; convert it with a longer one"
+                    + " (OutboxPartitions.convert(interval, ahead, idempotencyWindow, from))");
+        }
+    }
+
     /** The partitions a run would drop now, with the catalog's estimate of their rows and bytes; changes nothing. */
     List<RetentionPlan.Partition> due(DataSource pool) {
         return tx(pool, "retention of the partitions of " + table + ": planning", c -> {
+            checkWindow(c);
             Instant dueBefore = databaseNow(c).minus(publishedKeep);
             List<PartitionOps.Range> ranges = ops.partitions(c, table);
             List<RetentionPlan.Partition> out = new ArrayList<>();
@@ -287,7 +351,8 @@ final class PartitionSweep {
                     + " (convert it again from empty)");
         }
         Instant end = next.isEmpty() ? last.to() : next.get(next.size() - 1).to();
-        for (PartitionOps.Range r : following(keys, keyRanges.get(keyRanges.size() - 1).to(), last.width(), end,
+        PartitionOps.Range lastGeneration = keyRanges.get(keyRanges.size() - 1);
+        for (PartitionOps.Range r : following(keys, lastGeneration.to(), lastGeneration.width(), end,
                 MAX_CREATED_PER_RUN)) {
             ops.create(c, keys, r, lockTimeout);
         }

@@ -61,7 +61,7 @@ final class PostgresPartitions implements PartitionOps {
     }
 
     @Override
-    public void convert(Connection c, TableNames tables, List<Range> ranges) throws SQLException {
+    public void convert(Connection c, TableNames tables, List<Range> ranges, Duration generation) throws SQLException {
         String t = tables.outbox();
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
@@ -106,12 +106,11 @@ final class PostgresPartitions implements PartitionOps {
             st.execute("CREATE TABLE " + keys + " (event_no VARCHAR(64) NOT NULL, bucket TIMESTAMPTZ(3) NOT NULL,"
                     + " CONSTRAINT " + keys + "_pk PRIMARY KEY (event_no, bucket)) PARTITION BY RANGE (bucket)");
             st.execute("COMMENT ON TABLE " + keys + " IS " + literal("the unique key of " + t + " across its partitions:"
-                    + " each row's event_no under the start of its partition and of the partition before, in key"
-                    + " partitions of the same ranges, which leave with the outbox's"));
-            st.execute("COMMENT ON COLUMN " + keys + ".bucket IS 'the start of an outbox partition: the row''s own, or the"
-                    + " one before it'");
-            Range first = ranges.get(0);
-            st.execute(keyTrigger(t, first.from(), first.width()));
+                    + " each row's event_no under the start of its generation (" + generation + " wide) and of the one"
+                    + " before; a generation is dropped when no row of " + t + " can have a key in it"));
+            st.execute("COMMENT ON COLUMN " + keys + ".bucket IS 'the start of a generation: the row''s own, or the one"
+                    + " before it'");
+            st.execute(keyTrigger(t, ranges.get(0).from(), generation));
             st.execute("CREATE TRIGGER " + t + "_key BEFORE INSERT ON " + t + " FOR EACH ROW EXECUTE FUNCTION "
                     + t + "_key_insert()");
             st.execute(guardTrigger(t));
@@ -121,7 +120,7 @@ final class PostgresPartitions implements PartitionOps {
             for (Range r : ranges) {
                 attach(st, t, r);
             }
-            for (Range r : PartitionOps.keyRanges(t, ranges)) {
+            for (Range r : PartitionOps.keyRanges(t, ranges, generation)) {
                 attach(st, keys, r);
             }
             c.commit();
@@ -134,33 +133,27 @@ final class PostgresPartitions implements PartitionOps {
     }
 
     /**
-     * The key trigger. A row's key rows are its event_no under the start of its partition ({@code b}) and of the
-     * partition before ({@code b - w}), so two writes of one event_no into the same or neighbouring partitions
-     * always meet in one unique index, committed or not. A write into a partition further away finds the other
-     * by the probe of every other key partition, which sees committed rows: two transactions that began more than
-     * a partition apart are assumed not to be open at once. A known event_no skips the row (RETURN NULL: the
-     * writer's {@code ON CONFLICT DO NOTHING RETURNING} returns nothing for it). The mover's rows pass, their key
-     * rows follow them to their new partition.
+     * The key trigger ({@link PartitionOps}): a row of generation {@code b} records its event_no under {@code b - g},
+     * then {@code b}; an event_no either of them holds, committed or not, skips the row (RETURN NULL: the writer's
+     * {@code ON CONFLICT DO NOTHING RETURNING} returns nothing for it). A skipped write leaves at most a key row
+     * under {@code b - g} behind, older than the one it met, so it never keeps an event_no known longer. The mover's
+     * rows pass, their key rows follow them to their new generation.
      */
-    private static String keyTrigger(String t, Instant origin, Duration width) {
+    private static String keyTrigger(String t, Instant origin, Duration generation) {
         return """
                 CREATE FUNCTION %1$s_key_insert() RETURNS trigger LANGUAGE plpgsql AS $f$
                 DECLARE
-                    w CONSTANT interval := interval '%4$d seconds';
+                    g CONSTANT interval := interval '%4$d seconds';
                     b timestamptz := timestamptz '%3$s'
                         + make_interval(secs => floor(extract(epoch FROM NEW.partition_time - timestamptz '%3$s') / %4$d) * %4$d);
                 BEGIN
                     IF current_setting('%2$s', true) = 'on' THEN
-                        DELETE FROM %1$s_key WHERE event_no = NEW.event_no AND bucket <> b AND bucket <> b - w;
-                        INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - w), (NEW.event_no, b)
+                        DELETE FROM %1$s_key WHERE event_no = NEW.event_no AND bucket <> b AND bucket <> b - g;
+                        INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - g), (NEW.event_no, b)
                             ON CONFLICT DO NOTHING;
                         RETURN NEW;
                     END IF;
-                    PERFORM 1 FROM %1$s_key WHERE event_no = NEW.event_no AND (bucket < b - w OR bucket > b) LIMIT 1;
-                    IF FOUND THEN
-                        RETURN NULL;
-                    END IF;
-                    INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - w) ON CONFLICT DO NOTHING;
+                    INSERT INTO %1$s_key (event_no, bucket) VALUES (NEW.event_no, b - g) ON CONFLICT DO NOTHING;
                     IF NOT FOUND THEN
                         RETURN NULL;
                     END IF;
@@ -170,7 +163,7 @@ final class PostgresPartitions implements PartitionOps {
                     END IF;
                     RETURN NEW;
                 END
-                $f$""".formatted(t, MOVE_SETTING, BOUND.format(origin), width.toSeconds());
+                $f$""".formatted(t, MOVE_SETTING, BOUND.format(origin), generation.toSeconds());
     }
 
     /** The guard: partition_time and event_no change only through the mover. */

@@ -45,13 +45,13 @@ class MariaDbPartitionTest extends PartitionContract {
                 st.execute("DROP TABLE " + left);
             }
             StringBuilder keyClauses = new StringBuilder();
-            for (PartitionOps.Range r : PartitionOps.keyRanges(table, ranges)) {
+            for (PartitionOps.Range r : PartitionOps.keyRanges(table, ranges, GENERATION)) {
                 keyClauses.append(keyClauses.isEmpty() ? "" : ", ").append(MySqlPartitions.partitionClause(r));
             }
             st.execute("ALTER TABLE " + keys + " PARTITION BY RANGE COLUMNS (bucket) (" + keyClauses + ")");
         }
         assertThat(ops.partitions(c, table)).containsExactlyElementsOf(ranges);
-        assertThat(ops.partitions(c, PartitionOps.keyTable(table))).containsExactlyElementsOf(PartitionOps.keyRanges(table, ranges));
+        assertThat(ops.partitions(c, PartitionOps.keyTable(table))).containsExactlyElementsOf(PartitionOps.keyRanges(table, ranges, GENERATION));
     }
 
     @Override

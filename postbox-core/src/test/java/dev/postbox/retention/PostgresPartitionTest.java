@@ -41,7 +41,7 @@ class PostgresPartitionTest extends PartitionContract {
             for (PartitionOps.Range r : ranges) {
                 ops.create(c, table, r, Duration.ofSeconds(5));
             }
-            for (PartitionOps.Range r : PartitionOps.keyRanges(table, ranges)) {
+            for (PartitionOps.Range r : PartitionOps.keyRanges(table, ranges, GENERATION)) {
                 ops.create(c, keys, r, Duration.ofSeconds(5));
             }
             c.commit();
@@ -49,7 +49,7 @@ class PostgresPartitionTest extends PartitionContract {
             c.setAutoCommit(true);
         }
         assertThat(ops.partitions(c, table)).containsExactlyElementsOf(ranges);
-        assertThat(ops.partitions(c, PartitionOps.keyTable(table))).containsExactlyElementsOf(PartitionOps.keyRanges(table, ranges));
+        assertThat(ops.partitions(c, PartitionOps.keyTable(table))).containsExactlyElementsOf(PartitionOps.keyRanges(table, ranges, GENERATION));
     }
 
     @Override

@@ -767,6 +767,22 @@ public class PostboxProperties {
          */
         private Duration partitionInterval = OutboxPartitions.DEFAULT_INTERVAL;
 
+        /**
+         * With strategy partitions: the idempotency window the starter converts the outbox with (an event_no written
+         * less than this long ago is a duplicate; 1h..366d); unset: postbox.retention.outbox.published, at least 7
+         * days. It bounds postbox.retention.outbox.published: an outbox converted with a shorter one fails the
+         * start-up naming that property. An outbox already partitioned keeps the window it has.
+         */
+        private Duration idempotencyWindow;
+
+        public Duration getIdempotencyWindow() {
+            return idempotencyWindow;
+        }
+
+        public void setIdempotencyWindow(Duration idempotencyWindow) {
+            this.idempotencyWindow = idempotencyWindow;
+        }
+
         public Duration getPublished() {
             return published;
         }

@@ -173,15 +173,22 @@ final class RetentionSettings {
     static void partitioned(OutboxPartitions partitions, PostboxProperties.RetentionProperties r) {
         Duration interval = r.getOutbox().getPartitionInterval();
         Duration ahead = r.getPartitionsAhead();
+        Duration published = r.getOutbox().getPublished();
+        Duration window = r.getOutbox().getIdempotencyWindow();
+        if (window == null) {
+            window = published != null && published.compareTo(OutboxPartitions.DEFAULT_IDEMPOTENCY_WINDOW) > 0 ? published
+                    : OutboxPartitions.DEFAULT_IDEMPOTENCY_WINDOW;
+        }
         boolean was = partitions.partitioned();
         try {
-            // validates both values first; does nothing when the outbox already is partitioned
-            partitions.convert(interval, ahead);
+            // validates the values first; does nothing when the outbox already is partitioned
+            partitions.convert(interval, ahead, window, null);
         } catch (ValidationException e) {
             String problem = e.getMessage().substring(e.field().length() + 2);
             ValidationException renamed = switch (e.field()) {
                 case "interval" -> new ValidationException(PREFIX + "outbox.partition-interval", problem);
                 case "ahead" -> new ValidationException(PREFIX + "partitions-ahead", problem);
+                case "idempotencyWindow" -> new ValidationException(PREFIX + "outbox.idempotency-window", problem);
                 case "outbox" -> new ValidationException(STRATEGY, "partitions needs the outbox in its"
                         + " time-partitioned variant, which the starter converts it to at start-up, but the outbox must be"
                         + " empty to be converted (" + problem + "); nothing was changed: until the outbox is empty use"
@@ -192,8 +199,15 @@ final class RetentionSettings {
             throw renamed;
         }
         if (!was) {
-            log.info("Postbox retention: converted the outbox to its time-partitioned variant (partitions of {}, {} ahead)",
-                    interval, ahead);
+            log.info("Postbox retention: converted the outbox to its time-partitioned variant (partitions of {}, {} ahead,"
+                    + " idempotency window {})", interval, ahead, window);
+        }
+        Duration has = partitions.idempotencyWindow();
+        if (published != null && has != null && published.compareTo(has) > 0) {
+            throw new ValidationException(PREFIX + "outbox.published", "must be at most " + has + " for this partitioned"
+                    + " outbox (was " + published + "): its event_nos stay known for " + has + ", the idempotency window"
+                    + " it was converted with; a longer retention needs the outbox converted again with"
+                    + " postbox.retention.outbox.idempotency-window");
         }
     }
 

@@ -293,6 +293,8 @@ class RetentionAutoConfigurationTest {
                 assertThat(postbox.outboxPartitions().partitioned()).isTrue();
                 assertThat(postbox.outboxPartitions().list()).as("partition-interval").isNotEmpty()
                         .allSatisfy(p -> assertThat(Duration.between(p.from(), p.to())).isEqualTo(Duration.ofHours(6)));
+                assertThat(postbox.outboxPartitions().idempotencyWindow()).as("the default idempotency window")
+                        .isEqualTo(Duration.ofDays(7));
 
                 // writers and the relay work on the converted outbox
                 context.getBean(EventBus.class).subscribe("t", r -> { });
@@ -327,6 +329,11 @@ class RetentionAutoConfigurationTest {
                 assertThat(context.getBean(Postbox.class).outboxPartitions().list())
                         .allSatisfy(p -> assertThat(Duration.between(p.from(), p.to())).isEqualTo(Duration.ofHours(6)));
             });
+            // a retention longer than the window the outbox was converted with fails naming the property
+            partitions(pg).withPropertyValues("postbox.retention.outbox.published=8d").run(context ->
+                    assertThat(context).getFailure().rootCause()
+                            .hasMessageStartingWith("postbox.retention.outbox.published: must be at most PT168H")
+                            .hasMessageContaining("postbox.retention.outbox.idempotency-window"));
         } finally {
             pg.close();
         }
@@ -374,7 +381,9 @@ class RetentionAutoConfigurationTest {
                     "postbox.retention.partitions-ahead=400d",
                     "postbox.retention.partitions-ahead: must be between PT1H and PT8784H",
                     "postbox.retention.partitions-ahead=366d",
-                    "postbox.retention.partitions-ahead: with partitions of PT1H");
+                    "postbox.retention.partitions-ahead: with partitions of PT1H",
+                    "postbox.retention.outbox.idempotency-window=5m",
+                    "postbox.retention.outbox.idempotency-window: must be between PT1H and P366D");
             cases.forEach((setting, message) -> partitions(pg).withPropertyValues("postbox.retention.outbox.published=7d",
                     "postbox.retention.outbox.partition-interval=1h", setting).run(context -> {
                 assertThat(context).as(setting).getFailure().rootCause().hasMessageContaining(message);
