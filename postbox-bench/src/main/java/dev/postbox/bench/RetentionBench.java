@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code retention}: what a retention cleanup of a large history costs the live traffic. Preloads
- * {@code --history} PUBLISHED rows aged {@value #HISTORY_AGE_DAYS} days (ids below every live event's, as old
+ * {@code --history} PUBLISHED rows aged {@code --history-age} days (default {@value #HISTORY_AGE_DAYS}; ids below every live event's, as old
  * rows are; then ANALYZE, as a table that size in service is), so that the policy
  * {@code outbox(PUBLISHED, 7 days)} (with {@code archive(OUTBOX)} for {@code --strategy archive}) removes
  * exactly those rows. Then, after an unmeasured warm-up of the same workload (at most {@value #WARMUP_SECONDS} s,
@@ -44,6 +44,10 @@ final class RetentionBench implements Scenario {
     static final long CLEANUP_FIRST_SEQ = 1_000_000_000L;
     /** The warm-up's first seq, above both. */
     static final long WARMUP_FIRST_SEQ = 2_000_000_000L;
+    /** The file-system ceiling phase's first seq, above every other. */
+    static final long FS_FIRST_SEQ = 3_000_000_000L;
+    /** When, into the window, the ceiling phase removes its file (the cleanup's first drop comes about as soon). */
+    static final long FS_REMOVE_DELAY_MS = 500;
     /** The unmeasured warm-up's length at most, so that the baseline does not pay for the JIT and the pools. */
     static final int WARMUP_SECONDS = 5;
 
@@ -63,6 +67,8 @@ final class RetentionBench implements Scenario {
         d.put("strategy", "delete");
         d.put("duty-cycle", "default");
         d.put("aggregates", "1000");
+        d.put("fs-ceiling", "on");
+        d.put("history-age", String.valueOf(HISTORY_AGE_DAYS));
         return d;
     }
 
@@ -78,6 +84,12 @@ final class RetentionBench implements Scenario {
             throw new UsageException("option --batch must be at most " + Retention.Builder.MAX_BATCH_SIZE + " (was " + batch + ")");
         }
         strategy(o);
+        o.onOff("fs-ceiling");
+        int age = o.positiveInt("history-age");
+        if (age <= KEEP_DAYS || age > 365) {
+            throw new UsageException("option --history-age must be between " + (KEEP_DAYS + 1) + " and 365 days (was " + age
+                    + "): the history must be due under the policy's " + KEEP_DAYS + " days");
+        }
         new Aggregates(o.positiveInt("aggregates"), o.positiveInt("producers"));
     }
 
@@ -167,6 +179,7 @@ final class RetentionBench implements Scenario {
         private volatile long lastRemovalEnd = startNanos;
         private final AtomicLong partitions = new AtomicLong();
         private volatile long longestDropNanos;
+        private volatile long longestDetachNanos;
         private volatile long finishedAt = -1;
         private volatile boolean stop;
 
@@ -185,6 +198,7 @@ final class RetentionBench implements Scenario {
                     if (outbox != null && outbox.partitions() > 0) {
                         partitions.addAndGet(outbox.partitions());
                         longestDropNanos = Math.max(longestDropNanos, outbox.longestDrop().toNanos());
+                        longestDetachNanos = Math.max(longestDetachNanos, outbox.longestDetach().toNanos());
                     }
                     if (r.removed() > 0) {
                         removed.addAndGet(r.removed());
@@ -226,12 +240,20 @@ final class RetentionBench implements Scenario {
                     + " removing_seconds=" + Fmt.two(s)
                     + " history_done_at_s=" + (finishedAt < 0 ? "never" : Fmt.two((finishedAt - startNanos) / 1e9))
                     + " runs=" + runs.get() + " failed_runs=" + failures.get() + " partitions_dropped=" + partitions.get()
-                    + " longest_drop_ms=" + Fmt.two(longestDropNanos / 1e6);
+                    + " longest_drop_ms=" + Fmt.two(longestDropNanos / 1e6) + " longest_detach_ms="
+                    + Fmt.two(longestDetachNanos / 1e6);
         }
     }
 
     private Phase phase(BenchContext ctx, Options o, String name, int seconds, long firstSeq, Retention retention,
                         Cleaner[] cleanerOut) throws Exception {
+        return phase(ctx, o, name, seconds, firstSeq, retention, cleanerOut, null, null);
+    }
+
+    /** A phase; with {@code removeFile} the file is removed {@value #FS_REMOVE_DELAY_MS} ms into the window. */
+    private Phase phase(BenchContext ctx, Options o, String name, int seconds, long firstSeq, Retention retention,
+                        Cleaner[] cleanerOut, java.nio.file.Path removeFile, FsCeiling.Removal[] removalOut)
+            throws Exception {
         int producers = o.positiveInt("producers");
         Receiver receiver = new Receiver();
         RelayTimers timers = new RelayTimers();
@@ -249,6 +271,7 @@ final class RetentionBench implements Scenario {
             long started = System.nanoTime();
             CpuClock cpu = CpuClock.start();
             Cleaner cleaner = retention == null ? null : new Cleaner(retention);
+            FsCeiling.Removal removal = removeFile == null ? null : new FsCeiling.Removal(removeFile, FS_REMOVE_DELAY_MS);
             ProgressReporter reporter = ProgressReporter.start(receiver::distinct, timers, started);
             try {
                 stats = loop.run(seconds);
@@ -256,6 +279,10 @@ final class RetentionBench implements Scenario {
             } finally {
                 if (cleaner != null) {
                     cleaner.stop();
+                }
+                if (removal != null) {
+                    removal.join();
+                    removalOut[0] = removal;
                 }
                 reporter.stop();
             }
@@ -282,11 +309,11 @@ final class RetentionBench implements Scenario {
         if (partitioned) {
             long t0 = System.nanoTime();
             ctx.postbox.outboxPartitions().convert(Duration.ofDays(1), Duration.ofDays(KEEP_DAYS),
-                    java.time.Instant.now().minus(Duration.ofDays(HISTORY_AGE_DAYS + 1)));
+                    java.time.Instant.now().minus(Duration.ofDays(o.positiveInt("history-age") + 1)));
             Fmt.line("PARTITIONS converted the outbox: " + ctx.postbox.outboxPartitions().list().size()
                     + " daily partitions, seconds=" + Fmt.two((System.nanoTime() - t0) / 1e9));
         }
-        History.insert(ctx, history, o.positiveInt("aggregates"), HISTORY_AGE_DAYS, partitioned);
+        History.insert(ctx, history, o.positiveInt("aggregates"), o.positiveInt("history-age"), partitioned);
         long analyzeStart = System.nanoTime();
         ctx.db.analyze(outbox);
         Fmt.line("ANALYZE " + outbox + " seconds=" + Fmt.two((System.nanoTime() - analyzeStart) / 1e9)
@@ -309,6 +336,23 @@ final class RetentionBench implements Scenario {
         Phase baseline = phase(ctx, o, "baseline", seconds, 0, null, new Cleaner[1]);
         Fmt.line(baseline.line());
 
+        // what the drops will remove, for the file-system ceiling: the partitions due and the key table (its
+        // generations hold the history's keys), by the catalog
+        long dueBytes = 0;
+        if (partitioned) {
+            for (var p : ctx.postbox.outboxPartitions().list()) {
+                if (p.estimatedRows() > 0 && p.to().isBefore(java.time.Instant.now().minus(Duration.ofDays(KEEP_DAYS)))) {
+                    dueBytes += p.estimatedBytes();
+                }
+            }
+            dueBytes += ctx.db.queryLong(kind.equals("mariadb")
+                    ? "SELECT COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0) FROM information_schema.PARTITIONS WHERE"
+                            + " TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + outbox + "_key'"
+                    : "SELECT COALESCE(SUM(pg_total_relation_size(inhrelid)), 0) FROM pg_inherits WHERE inhparent ="
+                            + " to_regclass('" + outbox + "_key')");
+            Fmt.line("PARTITIONS due bytes=" + dueBytes + " (the history's partition and the key table, by the catalog)");
+        }
+
         Cleaner[] cleanerOut = new Cleaner[1];
         Phase cleanup;
         try (Retention retention = ctx.postbox.retention(policy).batchSize(batch)
@@ -319,8 +363,26 @@ final class RetentionBench implements Scenario {
         Fmt.line(cleanup.line());
         Fmt.line(cleaner.line());
 
+        // the file system's ceiling: the same workload while a file of the dropped bytes is removed
+        Phase fs = null;
+        FsCeiling.Removal[] removal = new FsCeiling.Removal[1];
+        java.nio.file.Path fsDir = partitioned && o.onOff("fs-ceiling") && dueBytes > 0 ? FsCeiling.directory(ctx) : null;
+        if (fsDir != null) {
+            java.nio.file.Path file = FsCeiling.write(fsDir, dueBytes);
+            try {
+                Thread.sleep(2_000);
+                fs = phase(ctx, o, "fs_ceiling", seconds, FS_FIRST_SEQ, null, new Cleaner[1], file, removal);
+            } finally {
+                java.nio.file.Files.deleteIfExists(file);
+            }
+            Fmt.line(fs.line());
+            Fmt.line("FS_CEILING removed " + dueBytes + " bytes in " + Fmt.two(removal[0].nanos() / 1e6) + " ms, "
+                    + FS_REMOVE_DELAY_MS + " ms into the window");
+        }
+
         // what the database holds now
-        long produced = warmup.stats().produced() + baseline.stats().produced() + cleanup.stats().produced();
+        long produced = warmup.stats().produced() + baseline.stats().produced() + cleanup.stats().produced()
+                + (fs == null ? 0 : fs.stats().produced());
         String ev = "event_no LIKE '" + EventWriter.EVENT_NO_PREFIX + "%'";
         String hist = "event_no LIKE 'H-%'";
         String young = kind.equals("mariadb") ? "update_time >= UTC_TIMESTAMP(3) - INTERVAL " + KEEP_DAYS + " DAY"
@@ -343,7 +405,7 @@ final class RetentionBench implements Scenario {
             Fmt.line("VERIFY partitions: history keys left=" + keysLeft + " (the runs' row count is the catalog's estimate: "
                     + cleaner.removed.get() + ")");
         }
-        boolean ok = warmup.clean() && baseline.clean() && cleanup.clean()
+        boolean ok = warmup.clean() && baseline.clean() && cleanup.clean() && (fs == null || fs.clean())
                 && liveRows == produced && livePublishedYoung == produced && liveArchived == 0
                 && (partitioned ? removedInDb == history : removedInDb == cleaner.removed.get())
                 && historyArchived == expectedArchived
@@ -368,7 +430,12 @@ final class RetentionBench implements Scenario {
                 + " drain_eps_cleanup=" + Fmt.rate(cleanup.deliveredEps())
                 + " drain_ratio=" + Fmt.two(cleanup.deliveredEps() / baseline.deliveredEps())
                 + (partitioned ? " partitions_dropped=" + cleaner.partitions.get() + " longest_drop_ms="
-                        + Fmt.two(cleaner.longestDropNanos / 1e6) + " history_keys_left=" + keysLeft : "")
+                        + Fmt.two(cleaner.longestDropNanos / 1e6) + " longest_detach_ms="
+                        + Fmt.two(cleaner.longestDetachNanos / 1e6) + " history_keys_left=" + keysLeft : "")
+                + (fs == null ? "" : " fs_remove_bytes=" + dueBytes + " fs_remove_ms=" + Fmt.two(removal[0].nanos() / 1e6)
+                        + " p99_ms_fs=" + Fmt.two(fs.p99Ms()) + " p99_ratio_fs=" + Fmt.two(baseline.p99Ms() / fs.p99Ms())
+                        + " drain_eps_fs=" + Fmt.rate(fs.deliveredEps()) + " drain_ratio_fs="
+                        + Fmt.two(fs.deliveredEps() / baseline.deliveredEps()))
                 + " cpu_ms_per_1k=" + CpuClock.per1k(cleanup.cpuNanos(), cleanup.stats().produced());
         return new Outcome(result, ok);
     }

@@ -299,6 +299,33 @@ final class MySqlPartitions implements PartitionOps {
     }
 
     @Override
+    public boolean empty(Connection c, String table, Range range) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 1 FROM " + table + " PARTITION ("
+                + range.name() + ") LIMIT 1")) {
+            return !rs.next();
+        }
+    }
+
+    /**
+     * One {@code REORGANIZE PARTITION} (one wait for the table's metadata lock instead of one per partition; the
+     * partitions are empty, so nothing is copied, and a row that came meanwhile would be copied, not lost).
+     */
+    @Override
+    public void mergeEmpty(Connection c, String table, List<Range> ranges, Duration lockTimeout) throws SQLException {
+        Range first = ranges.get(0);
+        Range whole = new Range(first.name(), first.from(), ranges.get(ranges.size() - 1).to());
+        try (Statement st = c.createStatement()) {
+            st.execute("ALTER TABLE " + table + " WAIT " + seconds(lockTimeout) + " REORGANIZE PARTITION "
+                    + String.join(", ", ranges.stream().map(Range::name).toList()) + " INTO (" + partitionClause(whole) + ")");
+        }
+    }
+
+    @Override
+    public boolean merges() {
+        return true;
+    }
+
+    @Override
     public List<Row> unpublished(Connection c, String table, Range range, int limit) throws SQLException {
         return PartitionSql.rows(c, dialect, "SELECT " + ROW_COLUMNS + " FROM " + table + " PARTITION (" + range.name() + ") FORCE INDEX"
                 + " (idx_status_id) WHERE publish_status IN (" + UNPUBLISHED_STATUSES + ") LIMIT ? FOR UPDATE NOWAIT", limit);

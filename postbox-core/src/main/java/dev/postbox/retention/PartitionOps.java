@@ -123,6 +123,24 @@ interface PartitionOps {
         throw new UnsupportedOperationException("no separate index files");
     }
 
+    /** Whether the partition holds no row (one index probe). */
+    boolean empty(Connection c, String table, Range range) throws SQLException;
+
+    /**
+     * Merges the consecutive partitions {@code ranges} into the first of them (its name, their whole range), or
+     * does nothing where the database has no cheap merge (then a drop of each is as cheap). Callers pass partitions
+     * they found empty; a row that came meanwhile is kept by the merge. Autocommit; waits at most
+     * {@code lockTimeout} for the table's lock.
+     */
+    default void mergeEmpty(Connection c, String table, List<Range> ranges, Duration lockTimeout) throws SQLException {
+        throw new UnsupportedOperationException("no merge of partitions");
+    }
+
+    /** Whether {@link #mergeEmpty} merges. */
+    default boolean merges() {
+        return false;
+    }
+
     /** Drops the detached table. */
     void dropDetached(Connection c, String detached) throws SQLException;
 

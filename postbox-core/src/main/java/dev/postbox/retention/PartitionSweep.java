@@ -49,9 +49,12 @@ final class PartitionSweep {
     private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("yyyyMMddHH").withZone(ZoneOffset.UTC);
     /** Partitions one run creates at most (a year of days): a runway far behind is caught up over runs. */
     static final int MAX_CREATED_PER_RUN = 400;
+    /** Empty due partitions one merge takes at most. */
+    static final int MAX_MERGED = 100;
 
     /** What a run did: rows (catalog estimate) and partitions dropped, why it stopped, the runway after it. */
-    record Result(long removed, int partitions, RetentionReport.Stop stop, Duration runway, Duration longestDrop) {
+    record Result(long removed, int partitions, RetentionReport.Stop stop, Duration runway, Duration longestDrop,
+                  Duration longestDetach) {
     }
 
     private final Dialect dialect;
@@ -114,6 +117,7 @@ final class PartitionSweep {
         long removed = 0;
         int dropped = 0;
         long longestDrop = 0;
+        long longestDetach = 0;
         RetentionReport.Stop stop = RetentionReport.Stop.COMPLETE;
         // 1. what an earlier run left half done (a detach that timed out waiting, a process that died)
         for (int i = 0; i < 16; i++) {
@@ -124,7 +128,8 @@ final class PartitionSweep {
                 if (lockNotAvailable(e)) {
                     log.info("Retention: {} was busy; the detach an earlier run began waits for the next run ({})", table,
                             e.getMessage());
-                    return new Result(0, 0, RetentionReport.Stop.LOCKED, extend(pool, lockTimeout, ahead), Duration.ZERO);
+                    return new Result(0, 0, RetentionReport.Stop.LOCKED, extend(pool, lockTimeout, ahead), Duration.ZERO,
+                            Duration.ZERO);
                 }
                 throw new dev.postbox.common.PostboxSqlException(what + ": finishing a detach", e);
             }
@@ -146,8 +151,8 @@ final class PartitionSweep {
         Instant now = tx(pool, what, this::databaseNow);
         Instant dueBefore = now.minus(publishedKeep);
         for (int i = 0; i < ranges.size() - 1; i++) {
-            PartitionOps.Range r = ranges.get(i);
-            if (r.to().isAfter(dueBefore)) {
+            PartitionOps.Range due = ranges.get(i);
+            if (due.to().isAfter(dueBefore)) {
                 break;
             }
             if (budget <= 0) {
@@ -158,6 +163,18 @@ final class PartitionSweep {
                 stop = RetentionReport.Stop.TIME;
                 break;
             }
+            // a run of empty due partitions (retention catching up) leaves as one where the database can merge them
+            int last = i;
+            while (last + 1 < ranges.size() - 1 && !ranges.get(last + 1).to().isAfter(dueBefore)) {
+                last++;
+            }
+            int partitions = 1;
+            if (last > i) {
+                partitions = mergeEmpty(pool, ranges.subList(i, last + 1), lockTimeout);
+                due = new PartitionOps.Range(due.name(), due.from(), ranges.get(i + partitions - 1).to());
+                i += partitions - 1;
+            }
+            PartitionOps.Range r = due;
             long[] size = tx(pool, what, c -> ops.size(c, table, r));
             if (!clearStragglers(pool, r, batchSize, postboxNow, go, pause)) {
                 stop = RetentionReport.Stop.LOCKED;
@@ -176,22 +193,56 @@ final class PartitionSweep {
                 throw new dev.postbox.common.PostboxSqlException(what + ": detaching " + r.name(), e);
             }
             long detachedAt = System.nanoTime();
+            longestDetach = Math.max(longestDetach, detachedAt - dropStart);
             finish(pool, detached, batchSize, pause);
             dropKeys(pool, lockTimeout, pause);
             long took = System.nanoTime() - dropStart;
             longestDrop = Math.max(longestDrop, took);
-            dropped++;
+            dropped += partitions;
             long rows = Math.max(0, size[0]);
             removed += rows;
             budget -= rows;
             log.info("Retention: dropped partition {} of {} ([{}, {}), about {} rows, {} bytes) in {} ms (detach {} ms,"
                     + " final check and drop of it and its keys {} ms)", r.name(), table, r.from(), r.to(), rows, size[1], took / 1_000_000,
                     (detachedAt - dropStart) / 1_000_000, (System.nanoTime() - detachedAt) / 1_000_000);
+            // the detach holds the outbox's lock for a moment (MariaDB: its metadata lock, which writers queue
+            // behind): several due partitions in a row (retention catching up) leave as many moments apart
+            pause.accept(detachedAt - dropStart);
         }
         // 4. key partitions an earlier run left (each drop above took its own along)
         dropKeys(pool, lockTimeout, pause);
         warnWhenBehind(pool, what);
-        return new Result(removed, dropped, stop, runway, Duration.ofNanos(longestDrop));
+        return new Result(removed, dropped, stop, runway, Duration.ofNanos(longestDrop), Duration.ofNanos(longestDetach));
+    }
+
+    /**
+     * Merges the leading empty partitions of {@code run} (consecutive due partitions) into its first, where the
+     * database can ({@link PartitionOps#mergeEmpty}); returns how many partitions the first now spans (1: none was
+     * merged). A merge that cannot have its lock in time merges nothing.
+     */
+    private int mergeEmpty(DataSource pool, List<PartitionOps.Range> run, Duration lockTimeout) {
+        if (!ops.merges()) {
+            return 1;
+        }
+        try (Connection c = pool.getConnection()) {
+            int n = 0;
+            while (n < run.size() && n < MAX_MERGED && ops.empty(c, table, run.get(n))) {
+                n++;
+            }
+            if (n < 2) {
+                return 1;
+            }
+            ops.mergeEmpty(c, table, run.subList(0, n), lockTimeout);
+            log.info("Retention: merged {} empty due partitions of {} ({} to {}) into one to drop them at once", n, table,
+                    run.get(0).name(), run.get(n - 1).name());
+            return n;
+        } catch (SQLException e) {
+            if (lockNotAvailable(e)) {
+                return 1;
+            }
+            throw new dev.postbox.common.PostboxSqlException("retention of the partitions of " + table
+                    + ": merging empty due partitions", e);
+        }
     }
 
     /**
@@ -291,7 +342,8 @@ final class PartitionSweep {
         if (generations.isEmpty() || ranges.isEmpty()) {
             return null;
         }
-        return generations.get(0).width().minus(ranges.get(0).width());
+        // the newest partition has the width the outbox was converted with (a merge of empty due ones widens old ones)
+        return generations.get(0).width().minus(ranges.get(ranges.size() - 1).width());
     }
 
     /**

@@ -237,6 +237,13 @@ final class PostgresPartitions implements PartitionOps {
     }
 
     @Override
+    public boolean empty(Connection c, String table, Range range) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT 1 FROM " + range.name() + " LIMIT 1")) {
+            return !rs.next();
+        }
+    }
+
+    @Override
     public List<Row> unpublished(Connection c, String table, Range range, int limit) throws SQLException {
         return PartitionSql.rows(c, dialect, "SELECT id, publish_status, update_time, aggregate_type, aggregate_id FROM " + range.name()
                 + " WHERE publish_status IN (" + UNPUBLISHED_STATUSES + ") LIMIT ? FOR UPDATE NOWAIT", limit);

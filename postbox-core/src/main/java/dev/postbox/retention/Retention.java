@@ -223,7 +223,7 @@ public final class Retention implements AutoCloseable {
             renewed = renewedAt[0];
             RetentionReport.Stop stop = lost[0] ? RetentionReport.Stop.LEASE_LOST : r.stop();
             runs.add(new RetentionReport.TableRun(RetentionTable.OUTBOX, RetentionPolicy.Strategy.PARTITIONS, r.removed(),
-                    0, 0, r.partitions(), r.longestDrop(), stop));
+                    0, 0, r.partitions(), r.longestDrop(), r.longestDetach(), stop));
             if (r.runway().compareTo(config.partitionsAhead().dividedBy(2)) < 0) {
                 log.warn("Retention {}: the outbox's partitions reach only {} ahead of the database's clock (partitionsAhead"
                         + " {}); a write past them fails", config.instanceId(), r.runway(), config.partitionsAhead());
@@ -290,7 +290,8 @@ public final class Retention implements AutoCloseable {
             } else {
                 cursors.put(table, after);
             }
-            runs.add(new RetentionReport.TableRun(table, strategy, removed, batches, windows, 0, Duration.ZERO, stop));
+            runs.add(new RetentionReport.TableRun(table, strategy, removed, batches, windows, 0, Duration.ZERO, Duration.ZERO,
+                    stop));
             if (removed > 0) {
                 log.info("Retention: {} {} rows of {} ({} batches, {})", strategy == RetentionPolicy.Strategy.ARCHIVE
                         ? "archived" : "deleted", removed, table.table(settings.tables()), batches, stop);

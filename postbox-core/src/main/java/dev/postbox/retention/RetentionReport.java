@@ -39,11 +39,14 @@ public record RetentionReport(Instant started, Duration elapsed, List<TableRun> 
      * @param batches    transactions that removed at least one row (PARTITIONS: 0)
      * @param windows    primary-key windows read (PARTITIONS: 0)
      * @param partitions partitions dropped (0 unless PARTITIONS)
-     * @param longestDrop the longest time one partition took from its detach to its drop, stragglers not
-     *                    included (PARTITIONS; else zero)
+     * @param longestDrop the longest time one partition took from its detach to its drop (its indexes, its rows'
+     *                    key generations that went with it and the duty cycle's pauses between them included),
+     *                    stragglers not included (PARTITIONS; else zero)
+     * @param longestDetach the longest time one partition took to leave the outbox (the detach: from then on no
+     *                    statement on the outbox sees its rows; the files are removed after it) (PARTITIONS; else zero)
      */
     public record TableRun(RetentionTable table, RetentionPolicy.Strategy strategy, long removed, int batches,
-                           int windows, int partitions, Duration longestDrop, Stop stop) {
+                           int windows, int partitions, Duration longestDrop, Duration longestDetach, Stop stop) {
     }
 
     public RetentionReport {

@@ -88,7 +88,7 @@ public abstract class PartitionContract extends DatabaseContract {
         }
     }
 
-    private Instant day(int offset) {
+    protected final Instant day(int offset) {
         return today.plus(Duration.ofDays(offset)).plusSeconds(3600);
     }
 
@@ -99,7 +99,7 @@ public abstract class PartitionContract extends DatabaseContract {
     }
 
     /** Writes {@code no} and places it {@code dayOffset} days from today with {@code status}, aged alike. */
-    private void row(String no, String aggregate, int dayOffset, OutboxStatus status) throws Exception {
+    protected final void row(String no, String aggregate, int dayOffset, OutboxStatus status) throws Exception {
         assertThat(write(no, aggregate).inserted()).isTrue();
         inTx(c -> {
             place(c, no, day(dayOffset), status, day(dayOffset));
@@ -114,7 +114,7 @@ public abstract class PartitionContract extends DatabaseContract {
     }
 
     /** Every column of every row but partition_time, by event_no. */
-    private Map<String, Map<String, String>> rows() throws SQLException {
+    protected final Map<String, Map<String, String>> rows() throws SQLException {
         Map<String, Map<String, String>> out = new TreeMap<>();
         try (Connection c = ds.getConnection(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT * FROM " + postbox.tables().outbox())) {
@@ -133,7 +133,7 @@ public abstract class PartitionContract extends DatabaseContract {
         return out;
     }
 
-    private Instant partitionTime(String eventNo) throws SQLException {
+    protected final Instant partitionTime(String eventNo) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT partition_time FROM " + postbox.tables().outbox() + " WHERE event_no = ?")) {
             ps.setString(1, eventNo);
@@ -391,6 +391,34 @@ public abstract class PartitionContract extends DatabaseContract {
         assertThat(insertAt("P-4", day(-1))).as("P-4 is known to a write of the generation after its own").isFalse();
         assertThat(insertAt("P-1", day(0))).as("P-1 is in the outbox").isFalse();
         assertThat(insertAt("P-6", day(0))).as("P-6 left the window").isTrue();
+    }
+
+    /**
+     * Retention catching up on many due partitions: the runs of empty ones leave at once where the database merges
+     * them (MariaDB: one metadata lock instead of one per partition), the others one by one, and every row that must
+     * stay is moved out first.
+     */
+    @Test
+    final void manyDuePartitionsLeaveAndEveryRowThatMustStayIsKept() throws Exception {
+        String table = postbox.tables().outbox();
+        try (Connection c = ds.getConnection()) {
+            resetPartitions(c, table, PartitionSweep.following(table, today.minus(Duration.ofDays(8)), DAY,
+                    today.plus(Duration.ofDays(DAYS_AFTER + 1)), 100));
+        }
+        row("P-8", "1", -8, OutboxStatus.PUBLISHED);
+        row("K-5", "2", -5, OutboxStatus.PENDING);
+        row("P-1", "3", -1, OutboxStatus.PUBLISHED);
+        Map<String, Map<String, String>> before = rows();
+        try (Retention retention = retention(publishedAfterADay())) {
+            RetentionReport.TableRun run = retention.runOnce().table(RetentionTable.OUTBOX);
+            assertThat(run.partitions()).as("days -8 to -2").isEqualTo(7);
+            assertThat(run.stop()).isEqualTo(RetentionReport.Stop.COMPLETE);
+        }
+        assertThat(partitionNames()).hasSize(DAYS_AFTER + 2).first().asString().endsWith(
+                PartitionSweep.partitionName("", today.minus(DAY), DAY));
+        assertThat(rows()).containsOnlyKeys("K-5", "P-1");
+        assertThat(rows().get("K-5")).isEqualTo(before.get("K-5"));
+        assertThat(partitionTime("K-5")).isAfterOrEqualTo(today);
     }
 
     /** A PUBLISHED retention longer than the idempotency window is refused, by the plan and by a run. */
