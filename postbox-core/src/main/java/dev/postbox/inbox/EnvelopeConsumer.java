@@ -1,11 +1,9 @@
 package dev.postbox.inbox;
 
-import dev.postbox.common.PostboxSqlException;
 import dev.postbox.spi.Envelope;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.Objects;
 
 /**
@@ -29,13 +27,22 @@ public final class EnvelopeConsumer {
         void handle(Connection connection, Envelope envelope) throws Exception;
     }
 
-    private final DataSource dataSource;
+    private final ConsumerTransactions transactions;
     private final Inbox inbox;
     private final String consumer;
     private final Handler handler;
 
+    /** A consumer whose deliveries each run on a connection of {@code dataSource} of their own ({@link ConsumerTransactions#jdbc}). */
     public EnvelopeConsumer(DataSource dataSource, Inbox inbox, String consumer, Handler handler) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this(ConsumerTransactions.jdbc(dataSource), inbox, consumer, handler);
+    }
+
+    /**
+     * A consumer whose deliveries run in the transactions of {@code transactions}: a framework's, so that the
+     * handler's own data-access code joins the transaction of the consume-log row.
+     */
+    public EnvelopeConsumer(ConsumerTransactions transactions, Inbox inbox, String consumer, Handler handler) {
+        this.transactions = Objects.requireNonNull(transactions, "transactions");
         this.inbox = Objects.requireNonNull(inbox, "inbox");
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.handler = Objects.requireNonNull(handler, "handler");
@@ -54,29 +61,7 @@ public final class EnvelopeConsumer {
      */
     public InboxResult<Void> accept(Envelope envelope) {
         Objects.requireNonNull(envelope, "envelope");
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                InboxResult<Void> result = inbox.once(c, consumer, envelope.eventNo(), () -> handler.handle(c, envelope));
-                c.commit();
-                return result;
-            } catch (RuntimeException | SQLException e) {
-                rollbackQuietly(c, e);
-                throw e;
-            } finally {
-                c.setAutoCommit(autoCommit);
-            }
-        } catch (SQLException e) {
-            throw new PostboxSqlException("consumer '" + consumer + "' for event " + envelope.eventNo(), e);
-        }
-    }
-
-    private static void rollbackQuietly(Connection c, Exception cause) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
+        return transactions.inTransaction("consumer '" + consumer + "' for event " + envelope.eventNo(),
+                c -> inbox.once(c, consumer, envelope.eventNo(), () -> handler.handle(c, envelope)));
     }
 }

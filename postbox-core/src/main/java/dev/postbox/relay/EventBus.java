@@ -34,13 +34,45 @@ public final class EventBus implements Publisher {
     /** Subscribe with this topic to receive every event. */
     public static final String ALL_TOPICS = "*";
 
+    /** What becomes of an event that no subscriber receives. */
+    public enum NoSubscriber {
+        /** Failed and retried with the relay's backoff; DEAD once the retries are used up. */
+        RETRY,
+        /** DEAD at once. */
+        DEAD,
+        /** PUBLISHED: nobody needed it. */
+        DISCARD
+    }
+
     private final Map<String, List<Consumer<OutboxRecord>>> subscribers = new ConcurrentHashMap<>();
+    private final NoSubscriber whenNoSubscriber;
+
+    /** A bus that retries an event without subscriber ({@link NoSubscriber#RETRY}). */
+    public EventBus() {
+        this(NoSubscriber.RETRY);
+    }
+
+    /** A bus with the given policy for an event that no subscriber receives. */
+    public EventBus(NoSubscriber whenNoSubscriber) {
+        this.whenNoSubscriber = Objects.requireNonNull(whenNoSubscriber, "whenNoSubscriber");
+    }
+
+    /** What becomes of an event that no subscriber receives. */
+    public NoSubscriber whenNoSubscriber() {
+        return whenNoSubscriber;
+    }
 
     /** Adds {@code subscriber} for events of {@code topic}; returns this bus. */
     public EventBus subscribe(String topic, Consumer<OutboxRecord> subscriber) {
         subscribers.computeIfAbsent(Objects.requireNonNull(topic, "topic"), t -> new CopyOnWriteArrayList<>())
                 .add(Objects.requireNonNull(subscriber, "subscriber"));
         return this;
+    }
+
+    /** Removes {@code subscriber} from {@code topic} (the same instance given to {@link #subscribe}); true if it was there. */
+    public boolean unsubscribe(String topic, Consumer<OutboxRecord> subscriber) {
+        List<Consumer<OutboxRecord>> list = subscribers.get(Objects.requireNonNull(topic, "topic"));
+        return list != null && list.remove(Objects.requireNonNull(subscriber, "subscriber"));
     }
 
     @Override
@@ -56,7 +88,11 @@ public final class EventBus implements Publisher {
         List<Consumer<OutboxRecord>> forTopic = subscribers.getOrDefault(r.topic() == null ? "" : r.topic(), List.of());
         List<Consumer<OutboxRecord>> forAll = subscribers.getOrDefault(ALL_TOPICS, List.of());
         if (forTopic.isEmpty() && forAll.isEmpty()) {
-            return PublishResult.retry(noSubscriber(r.topic()));
+            return switch (whenNoSubscriber) {
+                case RETRY -> PublishResult.retry(noSubscriber(r.topic()));
+                case DEAD -> PublishResult.dead(noSubscriber(r.topic()));
+                case DISCARD -> PublishResult.published();
+            };
         }
         try {
             for (Consumer<OutboxRecord> s : forTopic) {

@@ -538,6 +538,42 @@ public abstract class RelayRobustnessContract extends DatabaseContract {
         assertThat(r.failReason()).isEqualTo("retries exhausted (1): no subscriber for topic 'order.evnet'");
     }
 
+    @Test
+    final void anEventBusThatDeadLettersAnEventWithoutSubscriberDoesSoAtOnceAndOnlyForThatTopic() throws Exception {
+        inTx(c -> {
+            postbox.outbox().write(c, OutboxEvent.builder().eventNo("T-2").aggregate("ORDER", "2")
+                    .eventType("ORDER_CHANGED").channel(EventBus.CHANNEL).topic("order.evnet").payload("{}").build());
+            postbox.outbox().write(c, OutboxEvent.builder().eventNo("T-3").aggregate("ORDER", "3")
+                    .eventType("ORDER_CHANGED").channel(EventBus.CHANNEL).topic("order.event").payload("{}").build());
+            return null;
+        });
+        java.util.List<String> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        EventBus bus = new EventBus(EventBus.NoSubscriber.DEAD).subscribe("order.event", r -> received.add(r.eventNo()));
+        try (Relay relay = relay(Routes.of(EventBus.CHANNEL, bus), "relay-dead").build()) {
+            relay.runOnce();
+        }
+        assertThat(event("T-2").status()).isEqualTo(OutboxStatus.DEAD);
+        assertThat(event("T-2").failReason()).isEqualTo("no subscriber for topic 'order.evnet'");
+        assertThat(event("T-3").status()).isEqualTo(OutboxStatus.PUBLISHED);
+        assertThat(received).containsExactly("T-3");
+    }
+
+    @Test
+    final void anEventBusThatDiscardsPublishesAnEventWithoutSubscriberAndOneUnsubscribedLater() throws Exception {
+        inTx(c -> postbox.outbox().write(c, OutboxEvent.builder().eventNo("T-4").aggregate("ORDER", "4")
+                .eventType("ORDER_CHANGED").channel(EventBus.CHANNEL).topic("order.event").payload("{}").build()));
+        java.util.List<String> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.function.Consumer<OutboxRecord> subscriber = r -> received.add(r.eventNo());
+        EventBus bus = new EventBus(EventBus.NoSubscriber.DISCARD).subscribe("order.event", subscriber);
+        assertThat(bus.unsubscribe("order.event", subscriber)).isTrue();
+        assertThat(bus.unsubscribe("order.event", subscriber)).isFalse();
+        try (Relay relay = relay(Routes.of(EventBus.CHANNEL, bus), "relay-discard").build()) {
+            relay.runOnce();
+        }
+        assertThat(event("T-4").status()).isEqualTo(OutboxStatus.PUBLISHED);
+        assertThat(received).isEmpty();
+    }
+
     // F11
 
     /** The server's id of the session behind {@code c}, and the statement that ends it from another session. */

@@ -13,6 +13,7 @@ import dev.postbox.spi.Publisher;
 import dev.postbox.spring.PublisherRoute;
 import dev.postbox.spring.TransactionalCompensations;
 import dev.postbox.spring.TransactionalInbox;
+import dev.postbox.spring.TransactionalMessageEvents;
 import dev.postbox.spring.TransactionalOutbox;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,6 +97,12 @@ public class PostboxAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    public TransactionalMessageEvents transactionalMessageEvents(Postbox postbox, DataSource dataSource) {
+        return new TransactionalMessageEvents(postbox, dataSource);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
     public TransactionalCompensations transactionalCompensations(Postbox postbox, DataSource dataSource) {
         return new TransactionalCompensations(postbox, dataSource);
     }
@@ -106,8 +113,8 @@ public class PostboxAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        EventBus postboxEventBus() {
-            return new EventBus();
+        EventBus postboxEventBus(PostboxProperties p) {
+            return new EventBus(p.getEventBus().getWhenNoSubscriber());
         }
 
         @Bean

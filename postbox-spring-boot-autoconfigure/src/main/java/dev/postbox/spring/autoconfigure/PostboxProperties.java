@@ -52,6 +52,7 @@ public class PostboxProperties {
     private final Worker worker = new Worker();
     private final Compensation compensation = new Compensation();
     private final EventBusProperties eventBus = new EventBusProperties();
+    private final ListenersProperties listeners = new ListenersProperties();
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
     private final RetentionProperties retention = new RetentionProperties();
@@ -130,6 +131,10 @@ public class PostboxProperties {
 
     public EventBusProperties getEventBus() {
         return eventBus;
+    }
+
+    public ListenersProperties getListeners() {
+        return listeners;
     }
 
     public Metrics getMetrics() {
@@ -472,6 +477,20 @@ public class PostboxProperties {
         }
     }
 
+    public static class ListenersProperties {
+
+        /** Whether to run the application's @PostboxListener methods. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
     public static class EventBusProperties {
 
         /** Whether to provide the in-process event bus. */
@@ -479,6 +498,21 @@ public class PostboxProperties {
 
         /** Event channels the relay hands to the in-process event bus. */
         private List<String> channels = new ArrayList<>(List.of(EventBus.CHANNEL));
+
+        /**
+         * What becomes of an event routed to the bus that no subscriber receives: DEAD at once with the reason
+         * "no subscriber for topic 'X'" (dead), retried with the relay's backoff and DEAD once the retries are
+         * used up (retry), or PUBLISHED (discard). Never silently published unless set to discard.
+         */
+        private EventBus.NoSubscriber whenNoSubscriber = EventBus.NoSubscriber.DEAD;
+
+        public EventBus.NoSubscriber getWhenNoSubscriber() {
+            return whenNoSubscriber;
+        }
+
+        public void setWhenNoSubscriber(EventBus.NoSubscriber whenNoSubscriber) {
+            this.whenNoSubscriber = whenNoSubscriber;
+        }
 
         public boolean isEnabled() {
             return enabled;

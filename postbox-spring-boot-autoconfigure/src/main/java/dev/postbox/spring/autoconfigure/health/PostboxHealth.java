@@ -7,6 +7,7 @@ import dev.postbox.retention.Retention;
 import dev.postbox.retention.RetentionReport;
 import dev.postbox.retention.RetentionTable;
 import dev.postbox.spring.autoconfigure.RetentionRunway;
+import dev.postbox.spring.autoconfigure.listener.PostboxListeners;
 import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
 import dev.postbox.spring.autoconfigure.metrics.Backlogs;
 
@@ -37,6 +38,12 @@ final class PostboxHealth {
     record Result(boolean up, Map<String, Object> details) {
     }
 
+    /**
+     * The oldest backlog read the check reuses from the metrics' monitor; an older one is read again, so the health
+     * never lags the database by a metrics refresh interval (10 s by default).
+     */
+    static final Duration MAX_AGE = Duration.ofSeconds(1);
+
     private final Queries queries;
     private final BacklogMonitor monitor;
     private final Duration maxOldestPendingAge;
@@ -44,6 +51,7 @@ final class PostboxHealth {
     private final BooleanSupplier relayRunning;
     private final BooleanSupplier relayClockTrusted;
     private final Retention retention;
+    private final PostboxListeners listeners;
 
     /**
      * @param queries             where the backlogs are read when there is no fresh read
@@ -63,6 +71,17 @@ final class PostboxHealth {
     /** @param retention this application's retention, or null when {@code postbox.retention.enabled} is false */
     PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
                   BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted, Retention retention) {
+        this(queries, monitor, maxOldestPendingAge, maxDead, relayRunning, relayClockTrusted, retention, null);
+    }
+
+    /**
+     * @param listeners the {@code @PostboxListener} containers, or null when there are none: their state is in the
+     *                  details ({@code listeners}), and a started consumer that stopped receiving makes the health DOWN
+     */
+    PostboxHealth(Queries queries, BacklogMonitor monitor, Duration maxOldestPendingAge, long maxDead,
+                  BooleanSupplier relayRunning, BooleanSupplier relayClockTrusted, Retention retention,
+                  PostboxListeners listeners) {
+        this.listeners = listeners;
         this.retention = retention;
         this.relayClockTrusted = relayClockTrusted;
         this.queries = Objects.requireNonNull(queries, "queries");
@@ -81,7 +100,7 @@ final class PostboxHealth {
 
     /** Checks the backlog against the thresholds; throws what the database read threw. */
     Result check() {
-        Backlogs both = monitor == null ? Backlogs.read(queries) : monitor.fresh().orElseGet(monitor::readNow);
+        Backlogs both = monitor == null ? Backlogs.read(queries) : monitor.fresh(MAX_AGE).orElseGet(monitor::readNow);
         Backlog b = both.outbox();
         Backlog m = both.messages();
         Duration age = b.oldestUnfinishedAge().orElse(Duration.ZERO);
@@ -126,6 +145,13 @@ final class PostboxHealth {
             }
         }
         details.put("retention", retention());
+        if (listeners != null) {
+            details.put("listeners", listeners.details());
+            List<String> stopped = listeners.notRunning();
+            if (!stopped.isEmpty()) {
+                problems.add("listener(s) not receiving: " + String.join(", ", stopped) + " (see the log)");
+            }
+        }
         if (!problems.isEmpty()) {
             details.put("reason", String.join("; ", problems));
         }

@@ -6,6 +6,7 @@ import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;
 import dev.postbox.spring.autoconfigure.PostboxProperties;
 import dev.postbox.spring.autoconfigure.RelayLifecycle;
 import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
+import dev.postbox.spring.autoconfigure.listener.PostboxListeners;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -41,11 +42,12 @@ public class PostboxHealthAutoConfiguration {
     static final String BOOT4_INDICATOR = "org.springframework.boot.health.contributor.AbstractHealthIndicator";
 
     static PostboxHealth health(Postbox postbox, PostboxProperties p, ObjectProvider<BacklogMonitor> monitor,
-                                ObjectProvider<RelayLifecycle> relay, ObjectProvider<Retention> retention) {
+                                ObjectProvider<RelayLifecycle> relay, ObjectProvider<Retention> retention,
+                                ObjectProvider<PostboxListeners> listeners) {
         RelayLifecycle r = relay.getIfUnique();
         return new PostboxHealth(postbox.queries(), monitor.getIfUnique(),
                 p.getHealth().getMaxOldestPendingAge(), p.getHealth().getMaxDead(), r == null ? null : r::relayWorking,
-                r == null ? null : r::relayClockTrusted, retention.getIfUnique());
+                r == null ? null : r::relayClockTrusted, retention.getIfUnique(), listeners.getIfUnique());
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -57,8 +59,9 @@ public class PostboxHealthAutoConfiguration {
         Boot3PostboxHealthIndicator postboxHealthIndicator(Postbox postbox, PostboxProperties p,
                                                            ObjectProvider<BacklogMonitor> monitor,
                                                            ObjectProvider<RelayLifecycle> relay,
-                                                           ObjectProvider<Retention> retention) {
-            return new Boot3PostboxHealthIndicator(health(postbox, p, monitor, relay, retention));
+                                                           ObjectProvider<Retention> retention,
+                                                           ObjectProvider<PostboxListeners> listeners) {
+            return new Boot3PostboxHealthIndicator(health(postbox, p, monitor, relay, retention, listeners));
         }
     }
 
@@ -72,8 +75,9 @@ public class PostboxHealthAutoConfiguration {
         Boot4PostboxHealthIndicator postboxHealthIndicator(Postbox postbox, PostboxProperties p,
                                                            ObjectProvider<BacklogMonitor> monitor,
                                                            ObjectProvider<RelayLifecycle> relay,
-                                                           ObjectProvider<Retention> retention) {
-            return new Boot4PostboxHealthIndicator(health(postbox, p, monitor, relay, retention));
+                                                           ObjectProvider<Retention> retention,
+                                                           ObjectProvider<PostboxListeners> listeners) {
+            return new Boot4PostboxHealthIndicator(health(postbox, p, monitor, relay, retention, listeners));
         }
     }
 }

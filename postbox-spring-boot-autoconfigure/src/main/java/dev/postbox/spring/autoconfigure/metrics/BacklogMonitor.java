@@ -90,8 +90,14 @@ public final class BacklogMonitor implements SmartLifecycle {
      * Reads are ordered by when they started, so a slow read finishing late never replaces what a newer one found.
      */
     public Optional<Backlogs> fresh() {
+        return fresh(interval);
+    }
+
+    /** {@link #fresh()}, but only a read that started within {@code maxAge} (and within one refresh interval). */
+    public Optional<Backlogs> fresh(java.time.Duration maxAge) {
+        long limit = Math.min(maxAge.toNanos(), interval.toNanos());
         synchronized (reads) {
-            if (latest == null || failedSince || System.nanoTime() - latestStarted > interval.toNanos()) {
+            if (latest == null || failedSince || System.nanoTime() - latestStarted > limit) {
                 return Optional.empty();
             }
             return Optional.of(latest);

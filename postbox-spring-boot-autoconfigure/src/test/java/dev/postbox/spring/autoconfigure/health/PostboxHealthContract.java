@@ -87,6 +87,17 @@ abstract class PostboxHealthContract {
     }
 
     @Test
+    final void theHealthDoesNotLagTheDatabaseByTheMetricsRefreshInterval() {
+        // the metrics' monitor reads once an hour: the health must not show its stale read
+        ObservedApp.runner(db.dataSource()).withPropertyValues("postbox.metrics.refresh-interval=1h").run(context -> {
+            assertThat(health(context).getStatus()).isEqualTo(Status.UP);
+            ObservedApp.write(context, "E-1", "NOWHERE");
+            await("the health is DOWN", () -> health(context).getStatus().equals(Status.DOWN), () -> health(context));
+            assertThat(health(context).getDetails()).containsEntry("dead", 1L);
+        });
+    }
+
+    @Test
     final void upWhileDeadEventsStayWithinTheMaximum() {
         ObservedApp.runner(db.dataSource()).withPropertyValues("postbox.health.max-dead=1").run(context -> {
             ObservedApp.write(context, "E-1", "NOWHERE");

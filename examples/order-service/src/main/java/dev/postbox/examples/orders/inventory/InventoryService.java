@@ -1,6 +1,5 @@
 package dev.postbox.examples.orders.inventory;
 
-import dev.postbox.Postbox;
 import dev.postbox.examples.orders.order.OrderEvents;
 import dev.postbox.examples.orders.order.OrderStatus;
 import dev.postbox.examples.orders.order.Orders;
@@ -14,7 +13,6 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -54,17 +52,15 @@ public class InventoryService {
     private final DataSource dataSource;
     private final TransactionalInbox inbox;
     private final TransactionalOutbox outbox;
-    private final Postbox postbox;
     private final OrderEvents events;
     private final Clock clock;
     private final PoisonSku poison;
 
-    public InventoryService(DataSource dataSource, TransactionalInbox inbox, TransactionalOutbox outbox, Postbox postbox,
+    public InventoryService(DataSource dataSource, TransactionalInbox inbox, TransactionalOutbox outbox,
                             OrderEvents events, Clock clock, PoisonSku poison) {
         this.dataSource = dataSource;
         this.inbox = inbox;
         this.outbox = outbox;
-        this.postbox = postbox;
         this.events = events;
         this.clock = clock;
         this.poison = poison;
@@ -79,12 +75,11 @@ public class InventoryService {
     }
 
     /**
-     * The same work inside a transaction someone else holds and guards with the inbox (a transport's
-     * {@link dev.postbox.inbox.EnvelopeConsumer}): runs on {@code connection}, commits nothing.
+     * The work of one delivery inside the current Spring transaction, whose consume-log row someone else holds (the
+     * starter's {@code @PostboxListener} container, {@link InventoryListeners}): commits nothing itself.
      */
-    public Outcome onOrderCreated(Connection connection, String payload) {
-        return reserve(Orders.on(connection), Stock.on(connection),
-                e -> postbox.outbox().write(connection, e), payload);
+    public Outcome reserve(String payload) {
+        return reserve(Orders.of(dataSource), Stock.of(dataSource), outbox::write, payload);
     }
 
     private Outcome reserve(Orders orders, Stock stock, Consumer<OutboxEvent> outboxWriter, String payload) {

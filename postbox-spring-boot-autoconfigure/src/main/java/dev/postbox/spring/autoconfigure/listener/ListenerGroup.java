@@ -1,0 +1,241 @@
+package dev.postbox.spring.autoconfigure.listener;
+
+import dev.postbox.inbox.ConsumerTransactions;
+import dev.postbox.inbox.EnvelopeConsumer;
+import dev.postbox.inbox.InboxResult;
+import dev.postbox.spi.Envelope;
+import dev.postbox.spring.PostboxListener.Transport;
+
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The {@link dev.postbox.spring.PostboxListener} methods of one consumer on one transport: one consume log, one subscription, and a
+ * dispatch of each event to the method that names its type (else the one naming none). Counts what happened to
+ * the deliveries for health and meters.
+ */
+final class ListenerGroup implements EnvelopeConsumer.Handler {
+
+    /** What one delivery came to; the meter's {@code outcome} tag. */
+    enum Outcome { RAN, DUPLICATE, FAILED }
+
+    private final Transport transport;
+    private final String consumer;
+    private final List<ListenerMethod> methods;
+    private final Map<String, ListenerMethod> byType = new HashMap<>();
+    private final ListenerMethod catchAll;
+    private final Upcasters upcasters;
+    private final PayloadMapper mapper;
+    private final Set<String> topics = new LinkedHashSet<>();
+    private final String queue;
+    private final String bindingKey;
+    private final String stream;
+    private final String subject;
+    private final String path;
+    private final Map<Outcome, LongAdder> counts = new LinkedHashMap<>();
+    private final AtomicReference<String> lastFailure = new AtomicReference<>();
+    private final List<OutcomeListener> outcomeListeners = new ArrayList<>();
+    private volatile boolean running;
+    private volatile java.util.function.BooleanSupplier alive = () -> true;
+    private volatile Instant lastDelivery;
+
+    /** Called after every delivery with its outcome (meters). */
+    interface OutcomeListener {
+        void delivered(ListenerGroup group, Outcome outcome);
+    }
+
+    ListenerGroup(Transport transport, String consumer, List<ListenerMethod> methods, Upcasters upcasters, PayloadMapper mapper) {
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.consumer = Objects.requireNonNull(consumer, "consumer");
+        this.methods = List.copyOf(methods);
+        this.upcasters = upcasters;
+        this.mapper = mapper;
+        ListenerMethod any = null;
+        for (ListenerMethod m : methods) {
+            if (m.eventTypes().isEmpty()) {
+                if (any != null) {
+                    throw new IllegalStateException(describe() + ": " + any.name() + " and " + m.name() + " both take every"
+                            + " event type; name the types each takes in eventTypes");
+                }
+                any = m;
+            }
+            for (String t : m.eventTypes()) {
+                ListenerMethod before = byType.putIfAbsent(t, m);
+                if (before != null && before != m) {
+                    throw new IllegalStateException(describe() + ": " + before.name() + " and " + m.name()
+                            + " both take event type " + t + "; one method per type and consumer");
+                }
+            }
+            topics.addAll(m.spec().topics());
+        }
+        this.catchAll = any;
+        this.queue = same(ListenerSpec::queue, "queue");
+        this.bindingKey = same(ListenerSpec::bindingKey, "bindingKey");
+        this.stream = same(ListenerSpec::stream, "stream");
+        this.subject = same(ListenerSpec::subject, "subject");
+        this.path = same(ListenerSpec::path, "path");
+        for (String t : topics) {
+            if (t == null || t.isBlank()) {
+                throw new IllegalStateException(describe() + ": a blank topic in topics");
+            }
+        }
+        for (Outcome o : Outcome.values()) {
+            counts.put(o, new LongAdder());
+        }
+    }
+
+    private String same(java.util.function.Function<ListenerSpec, String> attribute, String name) {
+        String value = null;
+        ListenerMethod first = null;
+        for (ListenerMethod m : methods) {
+            String v = attribute.apply(m.spec());
+            if (first == null) {
+                first = m;
+                value = v;
+            } else if (!v.equals(value)) {
+                throw new IllegalStateException(describe() + ": " + first.name() + " and " + m.name() + " set "
+                        + name + " to '" + value + "' and '" + v + "'; the methods of one consumer and transport share"
+                        + " one subscription, so set it alike (or name the consumers apart)");
+            }
+        }
+        return value;
+    }
+
+    /** "consumer 'inventory' on KAFKA", for errors and logs. */
+    String describe() {
+        return "consumer '" + consumer + "' on " + transport;
+    }
+
+    Transport transport() {
+        return transport;
+    }
+
+    String consumer() {
+        return consumer;
+    }
+
+    List<ListenerMethod> methods() {
+        return methods;
+    }
+
+    /** The union of its methods' topics. */
+    List<String> topics() {
+        return List.copyOf(topics);
+    }
+
+    String queue() {
+        return queue;
+    }
+
+    String bindingKey() {
+        return bindingKey;
+    }
+
+    String stream() {
+        return stream;
+    }
+
+    String subject() {
+        return subject;
+    }
+
+    String path() {
+        return path;
+    }
+
+    void addOutcomeListener(OutcomeListener l) {
+        outcomeListeners.add(l);
+    }
+
+    /** The method that takes {@code eventType}, or null: the event is acknowledged with nothing run. */
+    ListenerMethod methodFor(String eventType) {
+        ListenerMethod m = byType.get(eventType);
+        return m != null ? m : catchAll;
+    }
+
+    @Override
+    public void handle(Connection connection, Envelope envelope) throws Exception {
+        ListenerMethod m = methodFor(envelope.eventType());
+        if (m == null) {
+            return;
+        }
+        m.invoke(upcasters.toAccepted(envelope, m, consumer), mapper);
+    }
+
+    /**
+     * The consumer's transactions, counting each delivery's outcome: a RAN or DUPLICATE result when the transaction
+     * committed, FAILED when it threw ({@code description} names the event).
+     */
+    ConsumerTransactions counting(ConsumerTransactions transactions) {
+        return new ConsumerTransactions() {
+            @Override
+            public <T> T inTransaction(String description, Work<T> work) {
+                T result;
+                try {
+                    result = transactions.inTransaction(description, work);
+                } catch (RuntimeException | Error e) {
+                    lastFailure.set(description + ": " + e);
+                    record(Outcome.FAILED);
+                    throw e;
+                }
+                record(result instanceof InboxResult<?> r && r.duplicate() ? Outcome.DUPLICATE : Outcome.RAN);
+                return result;
+            }
+        };
+    }
+
+    private void record(Outcome o) {
+        counts.get(o).increment();
+        lastDelivery = Instant.now();
+        for (OutcomeListener l : outcomeListeners) {
+            l.delivered(this, o);
+        }
+    }
+
+    long count(Outcome o) {
+        return counts.get(o).sum();
+    }
+
+    boolean running() {
+        return running && alive.getAsBoolean();
+    }
+
+    void running(boolean running) {
+        this.running = running;
+    }
+
+    /** How to tell whether the started subscription still receives. */
+    void alive(java.util.function.BooleanSupplier alive) {
+        this.alive = alive;
+    }
+
+    /** The health details of this group. */
+    Map<String, Object> details() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("consumer", consumer);
+        d.put("transport", transport.name());
+        d.put("running", running());
+        d.put("methods", methods.stream().map(ListenerMethod::name).toList());
+        d.put("ran", count(Outcome.RAN));
+        d.put("duplicates", count(Outcome.DUPLICATE));
+        d.put("failed", count(Outcome.FAILED));
+        if (lastDelivery != null) {
+            d.put("lastDelivery", lastDelivery.toString());
+        }
+        String f = lastFailure.get();
+        if (f != null) {
+            d.put("lastFailure", f);
+        }
+        return d;
+    }
+}
