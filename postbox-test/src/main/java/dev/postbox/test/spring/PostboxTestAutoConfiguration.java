@@ -42,6 +42,7 @@ import javax.sql.DataSource;
 @EnableConfigurationProperties(PostboxProperties.class)
 public class PostboxTestAutoConfiguration {
 
+    /** The test clock, at the system's time now (so the starter's relay starts in step with the database's clock). */
     @Bean
     @Primary
     @ConditionalOnMissingBean(TestClock.class)
@@ -74,6 +75,7 @@ public class PostboxTestAutoConfiguration {
         return postbox;
     }
 
+    /** The relay's publisher: records everything, forwards the event bus's channels to their {@code EventBus}. */
     @Bean(name = PostboxAutoConfiguration.PUBLISHER_BEAN)
     @ConditionalOnMissingBean(name = PostboxAutoConfiguration.PUBLISHER_BEAN)
     public RecordingPublisher postboxRecordingPublisher(ObjectProvider<PublisherRoute> routes) {
