@@ -14,7 +14,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
 
@@ -24,8 +26,8 @@ import javax.sql.DataSource;
  * What {@link PostboxTest} adds to the test's context, before the starter's auto-configuration so that the starter
  * uses it; each bean only where the application does not define one:
  * <ul>
- *   <li>a {@link TestClock} standing at the system's time when the context starts, {@code @Primary} so that the
- *       application's own {@code Clock} injection points get it too;</li>
+ *   <li>a {@link TestClock} standing at the system's time when the context starts (set once more just before the
+ *       relay starts), {@code @Primary} so that the application's own {@code Clock} injection points get it too;</li>
  *   <li>the {@link Postbox} on that clock, built from the {@code postbox.*} properties as the starter builds it (an
  *       application that defines its own {@code Postbox} bean keeps it, and its clock);</li>
  *   <li>a {@link RecordingPublisher} as the relay's publisher ({@code postboxPublisher}), which acknowledges every event
@@ -42,12 +44,49 @@ import javax.sql.DataSource;
 @EnableConfigurationProperties(PostboxProperties.class)
 public class PostboxTestAutoConfiguration {
 
-    /** The test clock, at the system's time now (so the starter's relay starts in step with the database's clock). */
-    @Bean
-    @Primary
+    /** The test clock, unless the application defines one. */
+    @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingBean(TestClock.class)
-    public TestClock postboxTestClock() {
-        return TestClock.systemNow();
+    static class ClockConfiguration {
+
+        /** The test clock, at the system's time. */
+        @Bean
+        @Primary
+        TestClock postboxTestClock() {
+            return TestClock.systemNow();
+        }
+
+        /**
+         * Sets the clock to the system's time once more just before the starter's relay starts, so that the relay's
+         * first measurement of its clock against the database's finds them in step (the context took a while to start).
+         */
+        @Bean
+        SmartLifecycle postboxTestClockStart(TestClock postboxTestClock) {
+            return new SmartLifecycle() {
+                private volatile boolean running;
+
+                @Override
+                public void start() {
+                    postboxTestClock.set(TestClock.systemNow().instant());
+                    running = true;
+                }
+
+                @Override
+                public void stop() {
+                    running = false;
+                }
+
+                @Override
+                public boolean isRunning() {
+                    return running;
+                }
+
+                @Override
+                public int getPhase() {
+                    return RelayLifecycle.PHASE - 1;
+                }
+            };
+        }
     }
 
     /** The starter's Postbox bean, on the test clock. */
