@@ -25,19 +25,20 @@ import java.util.regex.Pattern;
  * Postbox's DDL. The versioned files live in the jar under {@code db/postbox/<dialect>/V<n>__*.sql}
  * with the default prefix {@code biz_}; a Flyway or Liquibase user can point a separate migration
  * history at that folder, or take {@link #scripts()} (rendered for the configured prefix) into their
- * own. {@link #install()} applies what is missing and records it in {@link TableNames#schemaHistory()}.
- * Thread-safe.
+ * own. {@link #install()} applies what is missing and records it in {@link TableNames#schemaHistory()}, which the
+ * scripts from version 9 on also write themselves, so a schema migrated by any tool carries its version;
+ * {@link #inspect()} compares the database with what this Postbox expects. Thread-safe.
  */
 public final class Schema {
 
     /** Every schema version, in order. A new version appends a file name here. */
     static final List<String> VERSIONS = List.of("V1__postbox_tables.sql", "V2__relay.sql", "V3__database_ids.sql",
             "V4__relay_leases.sql", "V5__guard_index.sql", "V6__job_leases.sql", "V7__archive_lookups.sql",
-            "V8__operations.sql");
+            "V8__operations.sql", "V9__schema_version.sql");
 
     private static final Logger log = LoggerFactory.getLogger(Schema.class);
     private static final Pattern DEFAULT_NAMES =
-            Pattern.compile("\\bbiz_(?=(outbox_event|message_event|consume_log|compensation_log|admin_log|admin_action|job_lease|event_attempt|relay_instance|relay_stats)(\\b|_))");
+            Pattern.compile("\\bbiz_(?=(outbox_event|message_event|consume_log|compensation_log|admin_log|admin_action|job_lease|event_attempt|relay_instance|relay_stats|postbox_schema)(\\b|_))");
 
     private final DataSource dataSource;
     private final Dialect dialect;
@@ -53,6 +54,11 @@ public final class Schema {
 
     /** One versioned script: its file name and its SQL rendered for the configured prefix. */
     public record Script(int version, String fileName, String sql) {
+
+        /** The script's statements in order, each without its closing semicolon, for a tool that runs them one by one. */
+        public List<String> statements() {
+            return Schema.statements(sql);
+        }
     }
 
     /** All versioned scripts of this dialect, rendered for the configured table prefix. */
@@ -100,6 +106,20 @@ public final class Schema {
         }
     }
 
+    /**
+     * What the database holds against what this Postbox expects: missing tables, the version found, the scripts
+     * still to run. Reads only; for a check before anything uses the tables (the Spring starter fails its start-up
+     * on a schema that is not {@link SchemaState#current()}).
+     */
+    public SchemaState inspect() {
+        try (Connection c = dataSource.getConnection()) {
+            return new SchemaInspection(dialect, tables).inspect(c);
+        } catch (SQLException e) {
+            throw new PostboxSqlException("inspecting the Postbox schema (" + dialect.name() + ", prefix '"
+                    + tables.prefix() + "')", e);
+        }
+    }
+
     private void installLocked(Connection c, int upTo) throws SQLException {
         try (Statement st = c.createStatement()) {
             st.execute("""
@@ -110,9 +130,13 @@ public final class Schema {
         }
         int installed = installedVersion(c);
         if (installed == 0 && tableExists(c, tables.outbox())) {
-            log.info("Postbox tables with prefix '{}' already exist; recording them as schema version 1", tables.prefix());
-            record(c, 1, VERSIONS.get(0));
-            installed = 1;
+            // made from the scripts by the user's own tool before the scripts recorded their version (version 9)
+            installed = Math.max(1, new SchemaInspection(dialect, tables).inferredVersion(c));
+            log.info("Postbox tables with prefix '{}' already exist; recording them as schema version {}",
+                    tables.prefix(), installed);
+            for (int v = 1; v <= installed; v++) {
+                record(c, v, VERSIONS.get(v - 1));
+            }
         }
         for (Script script : scripts()) {
             if (script.version() <= installed || script.version() > upTo) {
@@ -124,7 +148,9 @@ public final class Schema {
                     st.execute(sql);
                 }
             }
-            record(c, script.version(), script.fileName());
+            if (installedVersion(c) < script.version()) { // from version 9 on a script records itself
+                record(c, script.version(), script.fileName());
+            }
         }
     }
 

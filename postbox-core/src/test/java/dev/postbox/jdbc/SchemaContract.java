@@ -172,10 +172,10 @@ public abstract class SchemaContract extends DatabaseContract {
 
         v5.schema().install();
 
-        assertThat(v5.schema().installedVersion()).isEqualTo(8).isEqualTo(Schema.VERSIONS.size());
+        assertThat(v5.schema().installedVersion()).isEqualTo(9).isEqualTo(Schema.VERSIONS.size());
         assertThat(queryLong(census)).as("every row with its status and deleted flag").isEqualTo(rows);
         assertThat(count(v5.tables().compensationLog())).isEqualTo(1);
-        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(8);
+        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(9);
         assertThat(indexedColumns(v5.tables().outboxArchive())).as("version 7: archived events by trace id")
                 .contains("trace_id");
         assertThat(columns(v5.tables().jobLease())).containsExactlyInAnyOrder("job_name", "owner", "lease_until",
@@ -209,7 +209,7 @@ public abstract class SchemaContract extends DatabaseContract {
 
         v7.schema().install();
 
-        assertThat(v7.schema().installedVersion()).isEqualTo(8);
+        assertThat(v7.schema().installedVersion()).isEqualTo(9);
         assertThat(count(v7.tables().adminLog())).as("the admin log of version 7 is kept").isEqualTo(10);
         assertThat(queryLong("SELECT COUNT(*) FROM " + v7.tables().adminLog() + " WHERE action_id IS NULL"))
                 .as("rows from before version 8 belong to no action").isEqualTo(10);
@@ -293,6 +293,86 @@ public abstract class SchemaContract extends DatabaseContract {
             List<String> live = columns(pair[0]);
             List<String> archive = columns(pair[1]);
             assertThat(archive).as(pair[1]).containsAll(live).contains("archived_time").hasSize(live.size() + 1);
+        }
+    }
+
+    @Test
+    final void inspectingAnEmptyDatabaseNamesEveryTableAndEveryScript() {
+        Postbox none = newPostbox(b -> b.tablePrefix("none_"));
+        SchemaState state = none.schema().inspect();
+        assertThat(state.current()).isFalse();
+        assertThat(state.versionRecorded()).isFalse();
+        assertThat(state.foundVersion()).isZero();
+        assertThat(state.expectedVersion()).isEqualTo(Schema.VERSIONS.size());
+        assertThat(state.missingTables()).hasSize(15).startsWith("none_message_event", "none_outbox_event")
+                .contains("none_consume_log", "none_compensation_log", "none_outbox_event_archive", "none_job_lease",
+                        "none_relay_stats", "none_postbox_schema")
+                .allMatch(t -> t.startsWith("none_"));
+        String folder = none.dialect().schemaFolder();
+        assertThat(state.pendingScripts()).hasSize(Schema.VERSIONS.size())
+                .startsWith("db/postbox/" + folder + "/V1__postbox_tables.sql")
+                .endsWith("db/postbox/" + folder + "/V9__schema_version.sql");
+        assertThat(state.pendingScripts()).allMatch(r -> Schema.class.getClassLoader().getResource(r) != null);
+        assertThat(state.database()).as("names the database, never a URL parameter").containsIgnoringCase(db.name()).doesNotContain("?");
+    }
+
+    @Test
+    final void anInstalledSchemaIsCurrent() {
+        SchemaState state = postbox.schema().inspect();
+        assertThat(state.current()).as(state.toString()).isTrue();
+        assertThat(state.foundVersion()).isEqualTo(Schema.VERSIONS.size());
+        assertThat(state.versionRecorded()).isTrue();
+        assertThat(state.missingTables()).isEmpty();
+        assertThat(state.pendingScripts()).isEmpty();
+    }
+
+    @Test
+    final void anOlderInstallIsNotCurrentAndNamesTheScriptsStillToRun() {
+        Postbox v8 = newPostbox(b -> b.tablePrefix("v8_"));
+        v8.schema().install(8);
+        SchemaState state = v8.schema().inspect();
+        assertThat(state.current()).isFalse();
+        assertThat(state.foundVersion()).isEqualTo(8);
+        assertThat(state.versionRecorded()).isTrue();
+        assertThat(state.missingTables()).isEmpty();
+        assertThat(state.pendingScripts()).containsExactly("db/postbox/" + v8.dialect().schemaFolder() + "/V9__schema_version.sql");
+        v8.schema().install();
+        assertThat(v8.schema().inspect().current()).isTrue();
+    }
+
+    @Test
+    final void theScriptsRunByAnotherToolRecordTheirVersion() throws Exception {
+        Postbox byHand = newPostbox(b -> b.tablePrefix("hand_"));
+        runScripts(byHand, Schema.VERSIONS.size());
+        SchemaState state = byHand.schema().inspect();
+        assertThat(state.current()).as(state.toString()).isTrue();
+        assertThat(state.foundVersion()).isEqualTo(Schema.VERSIONS.size());
+        byHand.schema().install();
+        assertThat(count("hand_postbox_schema")).as("the installer found nothing to do").isEqualTo(1);
+    }
+
+    @Test
+    final void tablesFromTheScriptsBeforeTheVersionTableAreKnownByTheirTables() throws Exception {
+        Postbox old = newPostbox(b -> b.tablePrefix("pre_"));
+        runScripts(old, 8);
+        SchemaState state = old.schema().inspect();
+        assertThat(state.current()).isFalse();
+        assertThat(state.versionRecorded()).isFalse();
+        assertThat(state.foundVersion()).as("inferred from the tables").isEqualTo(8);
+        assertThat(state.missingTables()).containsExactly("pre_postbox_schema");
+        assertThat(state.pendingScripts()).containsExactly("db/postbox/" + old.dialect().schemaFolder() + "/V9__schema_version.sql");
+        old.schema().install();
+        assertThat(old.schema().inspect().current()).isTrue();
+        assertThat(count("pre_postbox_schema")).as("one row per version").isEqualTo(Schema.VERSIONS.size());
+    }
+
+    private void runScripts(Postbox target, int upTo) throws Exception {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            for (Schema.Script script : target.schema().scripts().subList(0, upTo)) {
+                for (String sql : Schema.statements(script.sql())) {
+                    st.execute(sql);
+                }
+            }
         }
     }
 

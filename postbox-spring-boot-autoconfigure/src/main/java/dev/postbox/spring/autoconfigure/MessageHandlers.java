@@ -44,8 +44,8 @@ final class MessageHandlers implements BeanPostProcessor {
             Method declared = e.getKey();
             String where = "method " + type.getName() + "." + declared.getName();
             if (declared.getParameterCount() != 1 || declared.getParameterTypes()[0] != MessageRecord.class) {
-                throw new IllegalStateException("@PostboxMessageHandler " + where + " must take exactly one"
-                        + " MessageRecord parameter");
+                throw new PostboxConfigurationException("@PostboxMessageHandler " + where + " must take exactly one"
+                        + " MessageRecord parameter", "Declare it as void " + declared.getName() + "(MessageRecord event).");
             }
             Method invocable = AopUtils.selectInvocableMethod(declared, bean.getClass());
             ReflectionUtils.makeAccessible(invocable);
@@ -75,8 +75,9 @@ final class MessageHandlers implements BeanPostProcessor {
         }
         Entry previous = byType.putIfAbsent(eventType, new Entry(source, handler, after));
         if (previous != null) {
-            throw new IllegalStateException("Two Postbox message handlers for event type '" + eventType + "': "
-                    + previous.source() + " and " + source);
+            throw new PostboxConfigurationException("Two Postbox message handlers for event type '" + eventType + "': "
+                    + previous.source() + " and " + source, "Keep one handler per event type: remove one of them or"
+                    + " give it the event type it is meant for.");
         }
     }
 

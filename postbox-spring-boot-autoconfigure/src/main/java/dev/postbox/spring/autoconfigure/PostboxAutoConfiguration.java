@@ -1,7 +1,6 @@
 package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.Postbox;
-import dev.postbox.common.ValidationException;
 import dev.postbox.compensation.CompensationJob;
 import dev.postbox.message.MessageWorkerBuilder;
 import dev.postbox.message.WorkerListener;
@@ -27,6 +26,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
@@ -49,6 +49,7 @@ import java.util.stream.Collectors;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnProperty(prefix = "postbox", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(PostboxProperties.class)
+@Import(PostboxFlywayConfiguration.class)
 public class PostboxAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(PostboxAutoConfiguration.class);
@@ -58,7 +59,8 @@ public class PostboxAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public Postbox postbox(DataSource dataSource, PostboxProperties p, Environment env) {
+    public Postbox postbox(DataSource dataSource, PostboxProperties p, Environment env,
+                           ObjectProvider<SchemaMigrations> migrations) {
         Postbox.Builder b = Postbox.builder(dataSource)
                 .tablePrefix(p.getTablePrefix())
                 .maxPayloadBytes(p.getMaxPayloadBytes())
@@ -73,13 +75,8 @@ public class PostboxAutoConfiguration {
             log.warn("postbox.node-id is set but no longer used: the database assigns every Postbox id");
         }
         Postbox postbox = PropertyErrors.named("postbox.", b::build);
-        PostboxProperties.SchemaMode mode = p.getSchema().getMode();
-        if (mode == PostboxProperties.SchemaMode.ALWAYS
-                || (mode == PostboxProperties.SchemaMode.EMBEDDED && postbox.dialect().embedded())) {
-            postbox.schema().install();
-            log.info("Postbox schema installed (version {}, tables {}*)", postbox.schema().installedVersion(),
-                    p.getTablePrefix());
-        }
+        // installs or migrates as postbox.schema.mode says, then fails the start-up on a missing or old schema
+        SchemaStartup.prepare(postbox, p.getSchema().getMode(), migrations.getIfAvailable());
         return postbox;
     }
 
@@ -161,9 +158,9 @@ public class PostboxAutoConfiguration {
 
         static Publisher routes(List<PublisherRoute> routes) {
             if (routes.isEmpty()) {
-                throw new ValidationException("postbox.relay", "has no publisher: enable postbox.event-bus, put a"
-                        + " transport module on the class path, declare PublisherRoute beans or a Publisher bean named '"
-                        + PUBLISHER_BEAN + "', or set postbox.relay.enabled=false");
+                throw new PostboxConfigurationException("postbox.relay: the relay has no publisher", "Enable"
+                        + " postbox.event-bus, put a transport module on the class path, declare PublisherRoute beans or a"
+                        + " Publisher bean named '" + PUBLISHER_BEAN + "', or set postbox.relay.enabled=false.");
             }
             Map<String, String> owner = new LinkedHashMap<>();
             Routes.Builder b = Routes.builder();
@@ -171,8 +168,9 @@ public class PostboxAutoConfiguration {
                 for (String channel : route.channels()) {
                     String previous = owner.putIfAbsent(channel, route.name());
                     if (previous != null) {
-                        throw new ValidationException("postbox.relay", "channel '" + channel + "' is routed to both "
-                                + previous + " and " + route.name() + "; give each channel one publisher");
+                        throw new PostboxConfigurationException("postbox.relay: channel '" + channel + "' is routed to"
+                                + " both " + previous + " and " + route.name(), "Give each channel one publisher: change"
+                                + " the channels of one of them (postbox.<transport>.channels or its PublisherRoute bean).");
                     }
                     b.channel(channel, route.publisher());
                 }

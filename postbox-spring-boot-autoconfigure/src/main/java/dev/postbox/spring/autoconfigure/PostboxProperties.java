@@ -149,13 +149,20 @@ public class PostboxProperties {
         return retention;
     }
 
-    /** When the starter installs the Postbox tables. */
+    /**
+     * When and how the starter installs the Postbox tables. Whatever the mode, the start-up then checks that every
+     * table Postbox uses exists at this Postbox's schema version, and fails naming what is missing and what to do.
+     */
     public enum SchemaMode {
-        /** Only on an embedded database (H2); elsewhere run the shipped DDL with Flyway or Liquibase. */
+        /**
+         * With Flyway on the class path (and spring.flyway.enabled not false): Postbox's migrations through Flyway on
+         * any database, in their own history table {@code <prefix>postbox_flyway_history}. Without Flyway: Postbox's
+         * installer on an embedded database (H2) only; elsewhere run the shipped DDL yourself.
+         */
         EMBEDDED,
-        /** On every database (CREATE ... versioned, a no-op when the installed version is current). */
+        /** Postbox's installer on every database, also beside Flyway (versioned, a no-op when the schema is current). */
         ALWAYS,
-        /** Never. */
+        /** Never: the application installs the tables. */
         NEVER
     }
 

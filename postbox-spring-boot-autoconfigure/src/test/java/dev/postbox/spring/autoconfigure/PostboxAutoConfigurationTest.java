@@ -353,7 +353,7 @@ class PostboxAutoConfigurationTest {
     }
 
     @Test
-    void relayDisabledLeavesEventsPendingAndSchemaModeNeverInstallsNothing() {
+    void relayDisabledLeavesEventsPendingAndSchemaModeNeverInstallsNothingButChecks() {
         runner(TestDatabase.h2()).withPropertyValues("postbox.relay.enabled=false").run(ctx -> {
             assertThat(ctx).hasNotFailed().doesNotHaveBean(RelayLifecycle.class);
             TransactionTemplate tx = new TransactionTemplate(ctx.getBean(org.springframework.transaction.PlatformTransactionManager.class));
@@ -362,9 +362,14 @@ class PostboxAutoConfigurationTest {
             assertThat(ctx.getBean(Postbox.class).queries().outbox().byEventNo("E-1").orElseThrow().status())
                     .isEqualTo(OutboxStatus.PENDING);
         });
-        runner(TestDatabase.h2()).withPropertyValues("postbox.schema.mode=never", "postbox.relay.enabled=false").run(ctx -> {
+        runner(TestDatabase.h2()).withPropertyValues("postbox.schema.mode=never", "postbox.relay.enabled=false").run(ctx ->
+                assertThat(ctx).getFailure().rootCause().isInstanceOf(PostboxSchemaException.class)
+                        .hasMessageContaining("postbox.schema.mode=never"));
+        TestDatabase installedBefore = TestDatabase.h2();
+        Postbox.builder(installedBefore.dataSource()).build().schema().install();
+        runner(installedBefore).withPropertyValues("postbox.schema.mode=never", "postbox.relay.enabled=false").run(ctx -> {
             assertThat(ctx).hasNotFailed();
-            assertThat(ctx.getBean(Postbox.class).schema().installedVersion()).isZero();
+            assertThat(ctx.getBean(Postbox.class).schema().inspect().current()).isTrue();
         });
         runner(TestDatabase.h2()).withPropertyValues("postbox.enabled=false").run(ctx ->
                 assertThat(ctx).hasNotFailed().doesNotHaveBean(Postbox.class).doesNotHaveBean(TransactionalOutbox.class));

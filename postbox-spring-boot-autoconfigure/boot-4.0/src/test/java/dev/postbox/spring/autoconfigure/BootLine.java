@@ -27,6 +27,8 @@ public final class BootLine {
     public static final Class<?> JDBC_TEMPLATE = JdbcTemplateAutoConfiguration.class;
     public static final Class<?> TRANSACTION = TransactionAutoConfiguration.class;
     public static final Class<?> HIBERNATE_JPA = HibernateJpaAutoConfiguration.class;
+    /** Boot's Flyway auto-configuration: the application's own migrations ({@code spring.flyway.*}). */
+    public static final Class<?> FLYWAY = org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration.class;
     /** Boot's Micrometer auto-configuration, which binds the {@code MeterBinder} beans to the registry. */
     public static final Class<?> METRICS = MetricsAutoConfiguration.class;
 
