@@ -30,6 +30,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,10 +58,17 @@ public class PostboxAutoConfiguration {
     /** Name of a {@link Publisher} bean that, when present, replaces the starter's routing for the relay. */
     public static final String PUBLISHER_BEAN = "postboxPublisher";
 
+    /**
+     * The name of a {@link Clock} bean the starter's {@code Postbox} takes its times from (default the system's UTC
+     * clock): a test kit's settable clock, e.g. postbox-test's {@code @PostboxTest}.
+     */
+    public static final String CLOCK_BEAN = "postboxClock";
+
     @Bean
     @ConditionalOnMissingBean
     public Postbox postbox(DataSource dataSource, PostboxProperties p, Environment env,
-                           ObjectProvider<SchemaMigrations> migrations) {
+                           ObjectProvider<SchemaMigrations> migrations,
+                           @Qualifier(CLOCK_BEAN) ObjectProvider<Clock> clock) {
         Postbox.Builder b = Postbox.builder(dataSource)
                 .tablePrefix(p.getTablePrefix())
                 .maxPayloadBytes(p.getMaxPayloadBytes())
@@ -71,6 +79,7 @@ public class PostboxAutoConfiguration {
         if (source != null && !source.isBlank()) {
             b.source(source);
         }
+        clock.ifAvailable(b::clock);
         if (env.containsProperty("postbox.node-id")) {
             log.warn("postbox.node-id is set but no longer used: the database assigns every Postbox id");
         }

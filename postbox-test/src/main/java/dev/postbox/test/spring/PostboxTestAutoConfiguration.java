@@ -12,13 +12,11 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
-import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
 
@@ -28,8 +26,9 @@ import javax.sql.DataSource;
  * <ul>
  *   <li>a {@link TestClock} standing at the system's time when the context starts (set once more just before the
  *       relay starts), {@code @Primary} so that the application's own {@code Clock} injection points get it too;</li>
- *   <li>the {@link Postbox} on that clock, built from the {@code postbox.*} properties as the starter builds it (an
- *       application that defines its own {@code Postbox} bean keeps it, and its clock);</li>
+ *   <li>named {@code postboxClock} too, so the starter's {@link Postbox} takes its times from it (schema check and
+ *       all, as in production; an application's own {@code Postbox} bean keeps its own clock, and an application's own
+ *       {@code TestClock} bean should be named {@code postboxClock});</li>
  *   <li>a {@link RecordingPublisher} as the relay's publisher ({@code postboxPublisher}), which acknowledges every event
  *       itself except those on the in-process event bus's channels, which it forwards to the {@code EventBus} so that
  *       the application's subscribers still receive them;</li>
@@ -49,8 +48,8 @@ public class PostboxTestAutoConfiguration {
     @ConditionalOnMissingBean(TestClock.class)
     static class ClockConfiguration {
 
-        /** The test clock, at the system's time. */
-        @Bean
+        /** The test clock, at the system's time; also named {@code postboxClock}, the clock the starter's Postbox takes. */
+        @Bean({"postboxTestClock", PostboxAutoConfiguration.CLOCK_BEAN})
         @Primary
         TestClock postboxTestClock() {
             return TestClock.systemNow();
@@ -87,31 +86,6 @@ public class PostboxTestAutoConfiguration {
                 }
             };
         }
-    }
-
-    /** The starter's Postbox bean, on the test clock. */
-    @Bean
-    @ConditionalOnMissingBean(Postbox.class)
-    @ConditionalOnSingleCandidate(DataSource.class)
-    public Postbox postbox(DataSource dataSource, PostboxProperties p, Environment env, TestClock clock) {
-        Postbox.Builder b = Postbox.builder(dataSource)
-                .clock(clock)
-                .tablePrefix(p.getTablePrefix())
-                .maxPayloadBytes(p.getMaxPayloadBytes())
-                .maxHeadersBytes(p.getMaxHeadersBytes())
-                .notifyOnWrite(p.isNotifyOnWrite())
-                .notifyInterval(p.getNotifyInterval());
-        String source = p.getSource() != null ? p.getSource() : env.getProperty("spring.application.name");
-        if (source != null && !source.isBlank()) {
-            b.source(source);
-        }
-        Postbox postbox = b.build();
-        PostboxProperties.SchemaMode mode = p.getSchema().getMode();
-        if (mode == PostboxProperties.SchemaMode.ALWAYS
-                || (mode == PostboxProperties.SchemaMode.EMBEDDED && postbox.dialect().embedded())) {
-            postbox.schema().install();
-        }
-        return postbox;
     }
 
     /** The relay's publisher: records everything, forwards the event bus's channels to their {@code EventBus}. */
