@@ -103,8 +103,13 @@ class ReadmeQuickStartTest {
     }
 
     private static void awaitStatus(Postbox postbox, String eventNo, OutboxStatus status) {
-        Await.until(eventNo + " " + status, Duration.ofSeconds(15),
-                () -> postbox.queries().outbox().byEventNo(eventNo).map(OutboxRecord::status).orElse(null) == status,
+        Await.until(eventNo + " " + status, Duration.ofSeconds(15), () -> {
+                    OutboxRecord r = postbox.queries().outbox().byEventNo(eventNo).orElse(null);
+                    if (r != null && r.status() == OutboxStatus.DEAD && status != OutboxStatus.DEAD) {
+                        throw new AssertionError(eventNo + " is DEAD, not " + status + ": " + r.failReason());
+                    }
+                    return r != null && r.status() == status;
+                },
                 () -> postbox.queries().outbox().byEventNo(eventNo)
                         .map(r -> r.status() + " (" + r.failReason() + ")").orElse("no such event"));
     }
