@@ -153,7 +153,28 @@ class PostboxAutoConfigurationTest {
                     .as("the failed action was rolled back to its savepoint").isEqualTo("RELEASED");
             assertThat(postbox.compensations().find("ORDER", "O-9", "RELEASE_STOCK").orElseThrow().lastError())
                     .contains("stock service says no");
+
+            dev.postbox.spring.TransactionalMessageEvents messages = ctx.getBean(dev.postbox.spring.TransactionalMessageEvents.class);
+            tx.executeWithoutResult(s -> {
+                jdbc.update("UPDATE t_order SET status = 'PAID' WHERE order_no = 'O-1'");
+                assertThat(messages.create(paid("PAYMENT_SUCCESS:O-1")).inserted()).isTrue();
+                assertThat(messages.create(paid("PAYMENT_SUCCESS:O-1")).duplicate()).isTrue();
+            });
+            assertThatThrownBy(() -> tx.executeWithoutResult(s -> {
+                messages.create(paid("PAYMENT_SUCCESS:O-2"));
+                throw new IllegalStateException("payment rolled back after the create");
+            })).hasMessageContaining("payment rolled back");
+            assertThatThrownBy(() -> messages.create(paid("PAYMENT_SUCCESS:O-3")))
+                    .isInstanceOf(TransactionRequiredException.class).hasMessageContaining("no Spring transaction is active");
+            assertThat(postbox.queries().messages().byEventNo("PAYMENT_SUCCESS:O-1")).isPresent();
+            assertThat(postbox.queries().messages().byEventNo("PAYMENT_SUCCESS:O-2")).as("rolled back with its transaction").isEmpty();
+            assertThat(postbox.queries().messages().byEventNo("PAYMENT_SUCCESS:O-3")).as("never written").isEmpty();
         });
+    }
+
+    private static dev.postbox.message.MessageEvent paid(String eventNo) {
+        return dev.postbox.message.MessageEvent.builder().eventNo(eventNo).eventType("PAYMENT_SUCCESS")
+                .biz("ORDER", eventNo.substring(eventNo.indexOf(':') + 1)).payload("{}").build();
     }
 
     @Test
