@@ -124,14 +124,18 @@ final class ListenerMethod {
         if (envelopeIndex >= 0) {
             args[envelopeIndex] = envelope;
         }
+        call(method, bean, args);
+    }
+
+    /** Invokes {@code method} on {@code bean}, throwing what the method threw rather than its reflective wrapper. */
+    static Object call(Method method, Object bean, Object... args) throws Exception {
         try {
-            method.invoke(bean, args);
+            return method.invoke(bean, args);
         } catch (InvocationTargetException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof Exception ex) {
+            if (e.getCause() instanceof Exception ex) {
                 throw ex;
             }
-            if (cause instanceof Error err) {
+            if (e.getCause() instanceof Error err) {
                 throw err;
             }
             throw e;

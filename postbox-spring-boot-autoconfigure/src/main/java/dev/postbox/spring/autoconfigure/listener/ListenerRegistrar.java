@@ -9,7 +9,6 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
@@ -92,17 +91,8 @@ final class ListenerRegistrar implements BeanPostProcessor {
 
         @Override
         public String upcast(String payload, Envelope envelope) throws Exception {
-            try {
-                return (String) (takesEnvelope ? method.invoke(bean, payload, envelope) : method.invoke(bean, payload));
-            } catch (InvocationTargetException e) {
-                if (e.getCause() instanceof Exception ex) {
-                    throw ex;
-                }
-                if (e.getCause() instanceof Error err) {
-                    throw err;
-                }
-                throw e;
-            }
+            return (String) (takesEnvelope ? ListenerMethod.call(method, bean, payload, envelope)
+                    : ListenerMethod.call(method, bean, payload));
         }
 
         @Override
