@@ -1,6 +1,8 @@
 package dev.postbox.inbox;
 
 import dev.postbox.spi.Envelope;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -27,10 +29,28 @@ public final class EnvelopeConsumer {
         void handle(Connection connection, Envelope envelope) throws Exception;
     }
 
+    /**
+     * Told what each delivery came to, after its transaction ended (metrics, tests waiting for a consumer). Runs
+     * on the delivering thread before {@link #accept} returns; what it throws is logged and otherwise ignored, so
+     * that an observer never turns a committed delivery into a redelivery.
+     */
+    @FunctionalInterface
+    public interface Observer {
+        /**
+         * @param envelope the delivery
+         * @param result   RAN or DUPLICATE when the transaction committed; null when it did not
+         * @param failure  why nothing was committed; null when it was
+         */
+        void accepted(Envelope envelope, InboxResult<Void> result, RuntimeException failure);
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(EnvelopeConsumer.class);
+
     private final ConsumerTransactions transactions;
     private final Inbox inbox;
     private final String consumer;
     private final Handler handler;
+    private final Observer observer;
 
     /** A consumer whose deliveries each run on a connection of {@code dataSource} of their own ({@link ConsumerTransactions#jdbc}). */
     public EnvelopeConsumer(DataSource dataSource, Inbox inbox, String consumer, Handler handler) {
@@ -42,10 +62,33 @@ public final class EnvelopeConsumer {
      * handler's own data-access code joins the transaction of the consume-log row.
      */
     public EnvelopeConsumer(ConsumerTransactions transactions, Inbox inbox, String consumer, Handler handler) {
+        this(transactions, inbox, consumer, handler, null);
+    }
+
+    private EnvelopeConsumer(ConsumerTransactions transactions, Inbox inbox, String consumer, Handler handler,
+                             Observer observer) {
         this.transactions = Objects.requireNonNull(transactions, "transactions");
         this.inbox = Objects.requireNonNull(inbox, "inbox");
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.handler = Objects.requireNonNull(handler, "handler");
+        this.observer = observer;
+    }
+
+    /**
+     * This consumer, also telling {@code observer} what each delivery came to (after any observer given before).
+     * <pre>{@code
+     * EnvelopeConsumer observed = inventory.observed((envelope, result, failure) ->
+     *         meter(failure != null ? "failed" : result.duplicate() ? "duplicate" : "ran"));
+     * }</pre>
+     */
+    public EnvelopeConsumer observed(Observer observer) {
+        Objects.requireNonNull(observer, "observer");
+        Observer before = this.observer;
+        Observer both = before == null ? observer : (e, r, f) -> {
+            before.accepted(e, r, f);
+            observer.accepted(e, r, f);
+        };
+        return new EnvelopeConsumer(transactions, inbox, consumer, handler, both);
     }
 
     /** The consumer name recorded in the consume log. */
@@ -61,7 +104,26 @@ public final class EnvelopeConsumer {
      */
     public InboxResult<Void> accept(Envelope envelope) {
         Objects.requireNonNull(envelope, "envelope");
-        return transactions.inTransaction("consumer '" + consumer + "' for event " + envelope.eventNo(),
-                c -> inbox.once(c, consumer, envelope.eventNo(), () -> handler.handle(c, envelope)));
+        InboxResult<Void> result;
+        try {
+            result = transactions.inTransaction("consumer '" + consumer + "' for event " + envelope.eventNo(),
+                    c -> inbox.once(c, consumer, envelope.eventNo(), () -> handler.handle(c, envelope)));
+        } catch (RuntimeException e) {
+            tell(envelope, null, e);
+            throw e;
+        }
+        tell(envelope, result, null);
+        return result;
+    }
+
+    private void tell(Envelope envelope, InboxResult<Void> result, RuntimeException failure) {
+        if (observer == null) {
+            return;
+        }
+        try {
+            observer.accepted(envelope, result, failure);
+        } catch (RuntimeException e) {
+            log.warn("Consumer '{}': an observer failed on event {}: {}", consumer, envelope.eventNo(), e.toString());
+        }
     }
 }

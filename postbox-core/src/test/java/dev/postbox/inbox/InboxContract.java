@@ -204,6 +204,37 @@ public abstract class InboxContract extends DatabaseContract {
     }
 
     @Test
+    final void anObservedConsumerTellsEachDeliverysOutcomeAfterItsTransactionAndAFailingObserverChangesNothing() throws Exception {
+        dev.postbox.spi.Envelope delivery = new dev.postbox.spi.Envelope("ORDER_CREATED:8", "ORDER_CREATED", 1, "ORDER",
+                "8", null, null, "order-service", START, java.util.Map.of(), "{}");
+        java.util.concurrent.atomic.AtomicBoolean fail = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        EnvelopeConsumer consumer = new EnvelopeConsumer(ds, postbox.inbox(), "inventory", (c, e) -> {
+            increment(c);
+            if (fail.get()) {
+                throw new IllegalStateException("stock service down");
+            }
+        }).observed((e, r, f) -> {
+            long committed;
+            try {
+                committed = counter();
+            } catch (Exception x) {
+                throw new IllegalStateException(x);
+            }
+            seen.add(e.eventNo() + " " + (f != null ? "FAILED " + f.getMessage() : r.outcome()) + " counter=" + committed);
+        }).observed((e, r, f) -> {
+            throw new IllegalStateException("a broken observer");
+        });
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> consumer.accept(delivery)).hasMessage("stock service down");
+        fail.set(false);
+        assertThat(consumer.accept(delivery).ran()).as("a throwing observer does not fail a committed delivery").isTrue();
+        assertThat(consumer.accept(delivery).duplicate()).isTrue();
+        assertThat(seen).as("told after each transaction ended, in order: the work is committed when RAN is told")
+                .containsExactly("ORDER_CREATED:8 FAILED stock service down counter=0", "ORDER_CREATED:8 RAN counter=1",
+                        "ORDER_CREATED:8 DUPLICATE counter=1");
+    }
+
+    @Test
     final void consumersAreIndependent() throws Exception {
         assertThat(inTx(c -> postbox.inbox().once(c, "inventory", "EVT-1", () -> increment(c))).ran()).isTrue();
         assertThat(inTx(c -> postbox.inbox().once(c, "billing", "EVT-1", () -> increment(c))).ran()).isTrue();

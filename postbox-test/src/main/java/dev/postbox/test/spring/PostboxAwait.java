@@ -39,14 +39,83 @@ public final class PostboxAwait {
     private final Supplier<Relay> relay;
     private final Supplier<MessageWorker> worker;
     private final CycleSignal signal;
+    private final ConsumedSignal consumed;
 
     PostboxAwait(Postbox postbox, Supplier<DataSource> dataSource, Supplier<Relay> relay, Supplier<MessageWorker> worker,
-                 CycleSignal signal) {
+                 CycleSignal signal, ConsumedSignal consumed) {
         this.postbox = postbox;
         this.dataSource = dataSource;
         this.relay = relay;
         this.worker = worker;
         this.signal = signal;
+        this.consumed = consumed;
+    }
+
+    /** {@link #awaitConsumed(Duration, String, String...)} with {@link #DEFAULT_TIMEOUT}. */
+    public void awaitConsumed(String consumer, String... eventNos) {
+        awaitConsumed(DEFAULT_TIMEOUT, consumer, eventNos);
+    }
+
+    /**
+     * Returns once {@code consumer} (a {@code @PostboxListener}'s consumer, or any consumer writing Postbox's consume
+     * log) has consumed every one of {@code eventNos}: its consume-log rows are committed. Meanwhile it drives the
+     * relay as {@link #awaitQuiescence()} does and waits for the next delivery to a listener, never sleeping; with
+     * {@code @PostboxTest(publishTo = TRANSPORTS)} this is how a test waits for a consumer behind a real broker.
+     *
+     * @throws AssertionError at once when one of the events is DEAD in this application's outbox (naming its reason),
+     *                        or after {@code timeout}, naming the events not consumed and the consumer's last failure
+     */
+    public void awaitConsumed(Duration timeout, String consumer, String... eventNos) {
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(consumer, "consumer");
+        if (eventNos.length == 0) {
+            throw new IllegalArgumentException("eventNos: name at least one event");
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long seen = consumed.deliveries();
+            cycle();
+            List<String> missing = notConsumed(consumer, List.of(eventNos));
+            if (missing.isEmpty()) {
+                return;
+            }
+            for (String no : missing) {
+                postbox.queries().outbox().byEventNo(no).filter(r -> r.status() == OutboxStatus.DEAD).ifPresent(r -> {
+                    throw new AssertionError("consumer '" + consumer + "' cannot consume " + no + ": the event is DEAD in"
+                            + " the outbox (" + r.failReason() + ")");
+                });
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                String failure = consumed.lastFailure(consumer);
+                throw new AssertionError("consumer '" + consumer + "' has not consumed " + missing + " after " + timeout
+                        + (failure == null ? " (no delivery to it failed)" : "; its last failure: " + failure));
+            }
+            if (!consumed.awaitAfter(seen, Math.min(left, LOOK_AGAIN_NANOS))) {
+                throw new AssertionError("interrupted while awaiting consumer '" + consumer + "'");
+            }
+        }
+    }
+
+    /** The event_nos of {@code eventNos} the consume log has no row of {@code consumer} for. */
+    private List<String> notConsumed(String consumer, List<String> eventNos) {
+        List<String> missing = new ArrayList<>(eventNos);
+        String sql = "SELECT event_no FROM %s WHERE consumer = ? AND event_no IN (%s)".formatted(
+                postbox.tables().consumeLog(), String.join(",", java.util.Collections.nCopies(eventNos.size(), "?")));
+        try (Connection c = dataSource.get().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, consumer);
+            for (int i = 0; i < eventNos.size(); i++) {
+                ps.setString(i + 2, eventNos.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    missing.remove(rs.getString(1));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("PostboxAwait: reading the consume log failed: " + e.getMessage(), e);
+        }
+        return missing;
     }
 
     /** {@link #awaitQuiescence(Duration)} with {@link #DEFAULT_TIMEOUT}. */

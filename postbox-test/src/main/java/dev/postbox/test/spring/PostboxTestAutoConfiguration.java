@@ -17,6 +17,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
 
@@ -31,7 +32,8 @@ import javax.sql.DataSource;
  *       {@code TestClock} bean should be named {@code postboxClock});</li>
  *   <li>a {@link RecordingPublisher} as the relay's publisher ({@code postboxPublisher}), which acknowledges every event
  *       itself except those on the in-process event bus's channels, which it forwards to the {@code EventBus} so that
- *       the application's subscribers still receive them;</li>
+ *       the application's subscribers still receive them (with {@code postbox.test.publish-to=transports}, set by
+ *       {@link PostboxTest#publishTo()}, it forwards every event to its channel's route);</li>
  *   <li>a {@link PostboxAwait} for {@code awaitQuiescence()}.</li>
  * </ul>
  * Not registered for auto-configuration: only {@link PostboxTest} imports it.
@@ -91,8 +93,9 @@ public class PostboxTestAutoConfiguration {
     /** The relay's publisher: records everything, forwards the event bus's channels to their {@code EventBus}. */
     @Bean(name = PostboxAutoConfiguration.PUBLISHER_BEAN)
     @ConditionalOnMissingBean(name = PostboxAutoConfiguration.PUBLISHER_BEAN)
-    public RecordingPublisher postboxRecordingPublisher(ObjectProvider<PublisherRoute> routes) {
-        return RecordingPublisher.forwardingTo(new EventBusChannels(routes));
+    public RecordingPublisher postboxRecordingPublisher(ObjectProvider<PublisherRoute> routes, Environment env) {
+        PostboxTest.PublishTo to = PostboxTest.PublishTo.of(env.getProperty(PostboxTestContextCustomizerFactory.PUBLISH_TO));
+        return RecordingPublisher.forwardingTo(new RoutedChannels(routes, to));
     }
 
     @Bean
@@ -100,17 +103,23 @@ public class PostboxTestAutoConfiguration {
         return new CycleSignal();
     }
 
+    /** Wakes {@link PostboxAwait#awaitConsumed} at every delivery to a {@code @PostboxListener} method. */
+    @Bean
+    ConsumedSignal postboxTestConsumedSignal() {
+        return new ConsumedSignal();
+    }
+
     @Bean
     @ConditionalOnMissingBean
     PostboxAwait postboxAwait(Postbox postbox, ObjectProvider<DataSource> dataSource,
                                      ObjectProvider<RelayLifecycle> relay, ObjectProvider<WorkerLifecycle> worker,
-                                     CycleSignal postboxTestCycleSignal) {
+                                     CycleSignal postboxTestCycleSignal, ConsumedSignal postboxTestConsumedSignal) {
         return new PostboxAwait(postbox, dataSource::getObject, () -> {
             RelayLifecycle l = relay.getIfAvailable();
             return l == null ? null : l.relay();
         }, () -> {
             WorkerLifecycle l = worker.getIfAvailable();
             return l == null ? null : l.worker();
-        }, postboxTestCycleSignal);
+        }, postboxTestCycleSignal, postboxTestConsumedSignal);
     }
 }

@@ -4,6 +4,7 @@ import dev.postbox.Postbox;
 import dev.postbox.test.InvariantChecker;
 import dev.postbox.test.RecordingPublisher;
 import dev.postbox.test.TestClock;
+import dev.postbox.test.spring.shop.Inventory;
 import dev.postbox.test.spring.shop.OrderService;
 import dev.postbox.test.spring.shop.ShopApplication;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,11 +43,52 @@ class ShopPostboxTest {
     DataSource dataSource;
     @Autowired
     JdbcTemplate jdbc;
+    @Autowired
+    Inventory inventory;
 
     /** The context, its database and the deliveries are shared by the tests; the injections are each test's own. */
     @BeforeEach
     void noInjections() {
         publisher.heal();
+        inventory.outOfStock.clear();
+    }
+
+    @Test
+    void awaitConsumedReturnsOnceTheListenerCommittedAndNamesTheLastFailureWhenItDoesNot() {
+        orders.place("o-5", "cup");
+        postboxAwait.awaitConsumed("inventory", "ORDER_CREATED:o-5");
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM reservation WHERE order_no = 'o-5'", Long.class))
+                .as("the listener's work is committed when awaitConsumed returns").isEqualTo(1);
+
+        inventory.outOfStock.add("vase");
+        orders.place("o-6", "vase");
+        assertThatThrownBy(() -> postboxAwait.awaitConsumed(Duration.ofMillis(500), "inventory", "ORDER_CREATED:o-6"))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("consumer 'inventory' has not consumed [ORDER_CREATED:o-6]")
+                .hasMessageContaining("its last failure: event ORDER_CREATED:o-6 on EVENT_BUS")
+                .hasMessageContaining("out of stock: vase");
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM reservation WHERE order_no = 'o-6'", Long.class))
+                .as("the failed delivery's insert rolled back with it").isZero();
+
+        inventory.outOfStock.clear();
+        clock.advance(Duration.ofMinutes(1)); // the event bus failed the event: the relay's backoff, by the test clock
+        postboxAwait.awaitConsumed("inventory", "ORDER_CREATED:o-6");
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM reservation WHERE order_no = 'o-6'", Long.class)).isEqualTo(1);
+    }
+
+    @Test
+    void awaitConsumedFailsAtOnceWhenTheEventIsDead() {
+        publisher.rejectWhen(e -> e.eventNo().equals("ORDER_CREATED:o-7")); // not retryable: DEAD at once
+        orders.place("o-7", "mug");
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> postboxAwait.awaitConsumed("inventory", "ORDER_CREATED:o-7"))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageStartingWith("consumer 'inventory' cannot consume ORDER_CREATED:o-7: the event is DEAD in the"
+                        + " outbox (").hasMessageContaining(RecordingPublisher.INJECTED_REJECTION);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("at once, not after the timeout")
+                .isLessThan(PostboxAwait.DEFAULT_TIMEOUT);
+        // the context is shared: the order's events (its audit event waits behind the DEAD one) leave with this test
+        jdbc.update("DELETE FROM " + postbox.tables().outbox() + " WHERE aggregate_id = 'o-7'");
     }
 
     @Test

@@ -1,10 +1,12 @@
 package dev.postbox.spring.autoconfigure.listener;
 
-import dev.postbox.inbox.ConsumerTransactions;
 import dev.postbox.inbox.EnvelopeConsumer;
-import dev.postbox.inbox.InboxResult;
 import dev.postbox.spi.Envelope;
 import dev.postbox.spring.PostboxListener.Transport;
+import dev.postbox.spring.PostboxListenerObserver;
+import dev.postbox.spring.PostboxListenerObserver.Outcome;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.time.Instant;
@@ -26,8 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ListenerGroup implements EnvelopeConsumer.Handler {
 
-    /** What one delivery came to; the meter's {@code outcome} tag. */
-    enum Outcome { RAN, DUPLICATE, FAILED }
+    private static final Logger log = LoggerFactory.getLogger(ListenerGroup.class);
 
     private final Transport transport;
     private final String consumer;
@@ -44,15 +45,10 @@ final class ListenerGroup implements EnvelopeConsumer.Handler {
     private final String path;
     private final Map<Outcome, LongAdder> counts = new LinkedHashMap<>();
     private final AtomicReference<String> lastFailure = new AtomicReference<>();
-    private final List<OutcomeListener> outcomeListeners = new ArrayList<>();
+    private final List<PostboxListenerObserver> observers = new ArrayList<>();
     private volatile boolean running;
     private volatile java.util.function.BooleanSupplier alive = () -> true;
     private volatile Instant lastDelivery;
-
-    /** Called after every delivery with its outcome (meters). */
-    interface OutcomeListener {
-        void delivered(ListenerGroup group, Outcome outcome);
-    }
 
     ListenerGroup(Transport transport, String consumer, List<ListenerMethod> methods, Upcasters upcasters, PayloadMapper mapper) {
         this.transport = Objects.requireNonNull(transport, "transport");
@@ -153,8 +149,8 @@ final class ListenerGroup implements EnvelopeConsumer.Handler {
         return path;
     }
 
-    void addOutcomeListener(OutcomeListener l) {
-        outcomeListeners.add(l);
+    void addObserver(PostboxListenerObserver o) {
+        observers.add(o);
     }
 
     /** The method that takes {@code eventType}, or null: the event is acknowledged with nothing run. */
@@ -173,33 +169,27 @@ final class ListenerGroup implements EnvelopeConsumer.Handler {
     }
 
     /**
-     * The consumer's transactions, counting each delivery's outcome: a RAN or DUPLICATE result when the transaction
-     * committed, FAILED when it threw ({@code description} names the event).
+     * Counts each delivery's outcome (RAN or DUPLICATE when its transaction committed, FAILED when it threw) and tells
+     * the observers.
      */
-    ConsumerTransactions counting(ConsumerTransactions transactions) {
-        return new ConsumerTransactions() {
-            @Override
-            public <T> T inTransaction(String description, Work<T> work) {
-                T result;
+    EnvelopeConsumer.Observer counting() {
+        return (envelope, result, failure) -> {
+            Outcome o = failure != null ? Outcome.FAILED : result.duplicate() ? Outcome.DUPLICATE : Outcome.RAN;
+            if (failure != null) {
+                lastFailure.set("consumer '" + consumer + "' for event " + envelope.eventNo() + ": " + failure);
+            }
+            counts.get(o).increment();
+            lastDelivery = Instant.now();
+            PostboxListenerObserver.Delivery d = new PostboxListenerObserver.Delivery(consumer, transport, envelope, o, failure);
+            for (PostboxListenerObserver l : observers) {
                 try {
-                    result = transactions.inTransaction(description, work);
-                } catch (RuntimeException | Error e) {
-                    lastFailure.set(description + ": " + e);
-                    record(Outcome.FAILED);
-                    throw e;
+                    l.delivered(d);
+                } catch (RuntimeException e) {
+                    log.warn("Postbox listener {}: an observer failed on event {}: {}", describe(), envelope.eventNo(),
+                            e.toString());
                 }
-                record(result instanceof InboxResult<?> r && r.duplicate() ? Outcome.DUPLICATE : Outcome.RAN);
-                return result;
             }
         };
-    }
-
-    private void record(Outcome o) {
-        counts.get(o).increment();
-        lastDelivery = Instant.now();
-        for (OutcomeListener l : outcomeListeners) {
-            l.delivered(this, o);
-        }
     }
 
     long count(Outcome o) {

@@ -1,5 +1,6 @@
 package dev.postbox.spring.autoconfigure.listener;
 
+import dev.postbox.spring.PostboxListenerObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -11,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code postbox.listener.deliveries{consumer, transport, outcome}}: every delivery to a listener, RAN, DUPLICATE or
  * FAILED. The registry is looked up at the first delivery (it is created after the listeners' configuration).
  */
-final class MeterOutcomes implements ListenerGroup.OutcomeListener {
+final class MeterOutcomes implements PostboxListenerObserver {
 
     static final String DELIVERIES = "postbox.listener.deliveries";
 
@@ -23,14 +24,14 @@ final class MeterOutcomes implements ListenerGroup.OutcomeListener {
     }
 
     @Override
-    public void delivered(ListenerGroup group, ListenerGroup.Outcome outcome) {
+    public void delivered(Delivery d) {
         MeterRegistry r = registry.getIfUnique();
         if (r == null) {
             return;
         }
-        counters.computeIfAbsent(group.transport() + "\u0000" + group.consumer() + "\u0000" + outcome, k ->
+        counters.computeIfAbsent(d.transport() + "\u0000" + d.consumer() + "\u0000" + d.outcome(), k ->
                 Counter.builder(DELIVERIES).description("Deliveries to @PostboxListener methods, by outcome")
-                        .tag("consumer", group.consumer()).tag("transport", group.transport().name())
-                        .tag("outcome", outcome.name()).register(r)).increment();
+                        .tag("consumer", d.consumer()).tag("transport", d.transport().name())
+                        .tag("outcome", d.outcome().name()).register(r)).increment();
     }
 }

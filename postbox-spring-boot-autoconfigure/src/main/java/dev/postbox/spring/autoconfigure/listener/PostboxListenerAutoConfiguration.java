@@ -2,6 +2,7 @@ package dev.postbox.spring.autoconfigure.listener;
 
 import dev.postbox.Postbox;
 import dev.postbox.relay.EventBus;
+import dev.postbox.spring.PostboxListenerObserver;
 import dev.postbox.spring.SpringConsumerTransactions;
 import dev.postbox.spring.Upcaster;
 import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;
@@ -49,7 +50,7 @@ class PostboxListenerAutoConfiguration {
     @Bean
     PostboxListeners postboxListeners(ListenerRegistrar registrar, ObjectProvider<ListenerTransport> transports,
                                       ObjectProvider<Upcaster> upcasters, ObjectProvider<PlatformTransactionManager> managers,
-                                      ObjectProvider<ListenerGroup.OutcomeListener> outcomes, DataSource dataSource,
+                                      ObjectProvider<PostboxListenerObserver> observers, DataSource dataSource,
                                       Postbox postbox, ListableBeanFactory beans, Environment env) {
         PlatformTransactionManager tm = managers.getIfUnique();
         if (tm == null) {
@@ -59,7 +60,7 @@ class PostboxListenerAutoConfiguration {
         }
         return new PostboxListeners(registrar, transports.orderedStream().toList(), upcasters.orderedStream().toList(),
                 payloadMapper(beans), new SpringConsumerTransactions(dataSource, tm), postbox.inbox(),
-                outcomes.orderedStream().toList(), env);
+                observers.orderedStream().toList(), env);
     }
 
     /**
@@ -155,7 +156,7 @@ class PostboxListenerAutoConfiguration {
     @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
     static class ListenerMeters {
         @Bean
-        ListenerGroup.OutcomeListener postboxListenerMeters(ObjectProvider<MeterRegistry> registry) {
+        PostboxListenerObserver postboxListenerMeters(ObjectProvider<MeterRegistry> registry) {
             return new MeterOutcomes(registry);
         }
     }

@@ -4,6 +4,7 @@ import dev.postbox.inbox.ConsumerTransactions;
 import dev.postbox.inbox.EnvelopeConsumer;
 import dev.postbox.inbox.Inbox;
 import dev.postbox.spring.PostboxListener.Transport;
+import dev.postbox.spring.PostboxListenerObserver;
 import dev.postbox.spring.Upcaster;
 import dev.postbox.spring.autoconfigure.RelayLifecycle;
 import org.slf4j.Logger;
@@ -39,14 +40,14 @@ public final class PostboxListeners implements SmartLifecycle {
     private final ConsumerTransactions transactions;
     private final Inbox inbox;
     private final PropertyResolver env;
-    private final List<ListenerGroup.OutcomeListener> outcomeListeners;
+    private final List<PostboxListenerObserver> observers;
     private final List<ListenerGroup> groups = new ArrayList<>();
     private final List<AutoCloseable> started = new ArrayList<>();
     private boolean running;
 
     PostboxListeners(ListenerRegistrar registrar, List<ListenerTransport> transports, List<Upcaster> upcasterBeans,
                      PayloadMapper mapper, ConsumerTransactions transactions, Inbox inbox,
-                     List<ListenerGroup.OutcomeListener> outcomeListeners, PropertyResolver env) {
+                     List<PostboxListenerObserver> observers, PropertyResolver env) {
         this.registrar = registrar;
         this.env = env;
         transports.forEach(t -> this.transports.put(t.transport(), t));
@@ -54,7 +55,7 @@ public final class PostboxListeners implements SmartLifecycle {
         this.mapper = mapper;
         this.transactions = transactions;
         this.inbox = inbox;
-        this.outcomeListeners = List.copyOf(outcomeListeners);
+        this.observers = List.copyOf(observers);
     }
 
     @Override
@@ -65,7 +66,7 @@ public final class PostboxListeners implements SmartLifecycle {
         List<ListenerGroup> built = build();
         try {
             for (ListenerGroup g : built) {
-                EnvelopeConsumer consumer = new EnvelopeConsumer(g.counting(transactions), inbox, g.consumer(), g);
+                EnvelopeConsumer consumer = new EnvelopeConsumer(transactions, inbox, g.consumer(), g).observed(g.counting());
                 ListenerTransport transport = transports.get(g.transport());
                 AutoCloseable subscription = transport.start(g, consumer);
                 started.add(subscription);
@@ -106,7 +107,7 @@ public final class PostboxListeners implements SmartLifecycle {
                         + missing(t));
             }
             transport.check(g);
-            outcomeListeners.forEach(g::addOutcomeListener);
+            observers.forEach(g::addObserver);
             built.add(g);
         });
         return built;

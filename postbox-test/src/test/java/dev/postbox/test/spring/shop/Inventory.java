@@ -1,29 +1,37 @@
 package dev.postbox.test.spring.shop;
 
-import dev.postbox.outbox.OutboxRecord;
-import dev.postbox.relay.EventBus;
-import dev.postbox.spring.TransactionalInbox;
+import dev.postbox.spi.Envelope;
+import dev.postbox.spring.PostboxListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
-import org.springframework.transaction.support.TransactionTemplate;
 
-/** The inventory consumer: reserves stock once per ORDER_CREATED event, however often it arrives. */
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The inventory consumer: a {@code @PostboxListener} on the in-process event bus that reserves stock once per
+ * ORDER_CREATED event, however often it arrives (its insert joins the listener's transaction with the consume-log row).
+ * Orders of an item in {@link #outOfStock} fail.
+ */
 @Component
 public class Inventory {
 
-    private final TransactionalInbox inbox;
-    private final TransactionTemplate tx;
+    /** Items whose reservation fails ("out of stock"), for tests of a failing consumer. */
+    public final Set<String> outOfStock = ConcurrentHashMap.newKeySet();
+
     private final JdbcTemplate jdbc;
 
-    public Inventory(EventBus bus, TransactionalInbox inbox, TransactionTemplate tx, JdbcTemplate jdbc) {
-        this.inbox = inbox;
-        this.tx = tx;
+    public Inventory(JdbcTemplate jdbc) {
         this.jdbc = jdbc;
-        bus.subscribe("order.created", this::onOrderCreated);
     }
 
-    private void onOrderCreated(OutboxRecord event) {
-        tx.executeWithoutResult(status -> inbox.once("inventory", event.eventNo(), () -> jdbc.update(
-                "INSERT INTO reservation (event_no, order_no) VALUES (?, ?)", event.eventNo(), event.aggregateId())));
+    @PostboxListener(consumer = "inventory", topics = "order.created", eventTypes = "ORDER_CREATED")
+    void onOrderCreated(String payload, Envelope event) {
+        jdbc.update("INSERT INTO reservation (event_no, order_no) VALUES (?, ?)", event.eventNo(), event.aggregateId());
+        outOfStock.forEach(item -> {
+            if (payload.contains("\"" + item + "\"")) {
+                throw new IllegalStateException("out of stock: " + item);
+            }
+        });
     }
 }
