@@ -17,7 +17,9 @@ import java.util.regex.Pattern;
  *       scaffold holds the imports and declares what the block uses without showing it (a data source, the
  *       application's own methods);</li>
  *   <li>{@code <!-- snippet: skip, REASON -->} is a block that is not Java to compile (pseudo-code); the reason is
- *       required.</li>
+ *       required;</li>
+ *   <li>{@code <!-- file: PATH[#REGION] -->} is a file of the repository (or a region of one) shown as it is: it is
+ *       compiled in its own module and {@link ReadmeAppTest} keeps the two equal, so it counts as skipped here.</li>
  * </ul>
  *
  * @param document  the document's name in messages
@@ -28,6 +30,7 @@ import java.util.regex.Pattern;
 record JavaBlock(String document, int fenceLine, List<String> lines, String marker) {
 
     private static final Pattern MARKER = Pattern.compile("<!--\\s*snippet:\\s*(.*?)\\s*-->");
+    static final Pattern FILE = Pattern.compile("<!--\\s*file:\\s*(\\S+?)\\s*-->");
     private static final String SKIP = "skip";
 
     JavaBlock {
@@ -52,7 +55,10 @@ record JavaBlock(String document, int fenceLine, List<String> lines, String mark
                 }
                 if (fence.equals("```java")) {
                     Matcher m = MARKER.matcher(previous);
-                    blocks.add(new JavaBlock(document, i + 1, all.subList(i + 1, end), m.matches() ? m.group(1) : null));
+                    Matcher f = FILE.matcher(previous);
+                    String marker = m.matches() ? m.group(1)
+                            : f.matches() ? SKIP + ", " + f.group(1) + " as it is, compiled in its module (ReadmeAppTest)" : null;
+                    blocks.add(new JavaBlock(document, i + 1, all.subList(i + 1, end), marker));
                 }
                 i = end;
                 previous = "";
