@@ -50,7 +50,7 @@ import java.util.stream.Collectors;
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnProperty(prefix = "postbox", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(PostboxProperties.class)
-@Import(PostboxFlywayConfiguration.class)
+@Import({PostboxFlywayConfiguration.class, PostboxLiquibaseConfiguration.class})
 public class PostboxAutoConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(PostboxAutoConfiguration.class);

@@ -156,11 +156,13 @@ public class PostboxProperties {
     public enum SchemaMode {
         /**
          * With Flyway on the class path (and spring.flyway.enabled not false): Postbox's migrations through Flyway on
-         * any database, in their own history table {@code <prefix>postbox_flyway_history}. Without Flyway: Postbox's
-         * installer on an embedded database (H2) only; elsewhere run the shipped DDL yourself.
+         * any database, in their own history table {@code <prefix>postbox_flyway_history}; else with Liquibase 4.x
+         * (and spring.liquibase.enabled not false) through Liquibase, in their own change log table
+         * {@code <prefix>postbox_liquibase_changelog}. With neither: Postbox's installer on an embedded database (H2)
+         * only; elsewhere run the shipped DDL yourself.
          */
         EMBEDDED,
-        /** Postbox's installer on every database, also beside Flyway (versioned, a no-op when the schema is current). */
+        /** Postbox's installer on every database, also beside Flyway or Liquibase (versioned, a no-op when the schema is current). */
         ALWAYS,
         /** Never: the application installs the tables. */
         NEVER

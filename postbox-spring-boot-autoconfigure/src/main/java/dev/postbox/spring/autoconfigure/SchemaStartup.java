@@ -24,9 +24,9 @@ final class SchemaStartup {
     }
 
     /**
-     * Installs or migrates as configured, then checks; {@code migrations} is null without Flyway. {@code always}
-     * means Postbox's installer on every database, also beside Flyway; the default {@code embedded} means Flyway where
-     * the application has it, else the installer on an embedded database only.
+     * Installs or migrates as configured, then checks; {@code migrations} is null without Flyway or Liquibase.
+     * {@code always} means Postbox's installer on every database, also beside them; the default {@code embedded} means
+     * Flyway (else Liquibase) where the application has it, else the installer on an embedded database only.
      */
     static void prepare(Postbox postbox, SchemaMode mode, SchemaMigrations migrations) {
         boolean migrate = mode == SchemaMode.EMBEDDED && migrations != null;
@@ -64,8 +64,8 @@ final class SchemaStartup {
                     + " Postbox install them at start-up.";
         } else {
             action = "Set postbox.schema.mode=always to have Postbox install and upgrade them at start-up; or put Flyway"
-                    + " (flyway-core and its database module) on the class path: the starter then runs Postbox's"
-                    + " migrations with a history table of their own; or run the migrations " + scripts(postbox, state)
+                    + " (flyway-core and its database module) or Liquibase (liquibase-core 4.x) on the class path: the"
+                    + " starter then runs Postbox's migrations with a history table of their own; or run the migrations " + scripts(postbox, state)
                     + " from postbox-core's jar before the application starts" + prefixNote(postbox) + ".";
         }
         return new PostboxSchemaException(state, description, action);
@@ -94,8 +94,8 @@ final class SchemaStartup {
         if (mode == SchemaMode.NEVER) {
             return "postbox.schema.mode=never: the application installs them.";
         }
-        return "postbox.schema.mode=embedded (the default) installs them through the application's Flyway, which it"
-                + " does not have (or disables), or else on an embedded database only, which " + postbox.dialect().name()
+        return "postbox.schema.mode=embedded (the default) installs them through the application's Flyway or"
+                + " Liquibase, which it does not have (or disables), or else on an embedded database only, which " + postbox.dialect().name()
                 + " is not.";
     }
 

@@ -13,7 +13,7 @@ class PostgresStartupFailureTest extends StartupFailureContract {
 
     @Override
     protected List<String> noInstallProperties() {
-        return List.of("spring.flyway.enabled=false");
+        return List.of("spring.flyway.enabled=false", "spring.liquibase.enabled=false");
     }
 
     @Override

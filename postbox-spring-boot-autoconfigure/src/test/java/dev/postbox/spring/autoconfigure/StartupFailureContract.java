@@ -40,8 +40,8 @@ public abstract class StartupFailureContract {
 
     /**
      * The properties under which this database gets no Postbox tables at start-up: on a server database the default
-     * mode without Flyway (Flyway is on the test class path, so spring.flyway.enabled=false); on H2, which the default
-     * mode installs, postbox.schema.mode=never.
+     * mode without Flyway or Liquibase (both are on the test class path, so spring.flyway.enabled=false and
+     * spring.liquibase.enabled=false); on H2, which the default mode installs, postbox.schema.mode=never.
      */
     protected abstract List<String> noInstallProperties();
 

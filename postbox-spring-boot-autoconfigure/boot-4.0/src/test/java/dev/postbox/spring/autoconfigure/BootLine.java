@@ -29,6 +29,8 @@ public final class BootLine {
     public static final Class<?> HIBERNATE_JPA = HibernateJpaAutoConfiguration.class;
     /** Boot's Flyway auto-configuration: the application's own migrations ({@code spring.flyway.*}). */
     public static final Class<?> FLYWAY = org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration.class;
+    /** Boot's Liquibase auto-configuration: the application's own change log ({@code spring.liquibase.*}). */
+    public static final Class<?> LIQUIBASE = org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration.class;
     /** Boot's Micrometer auto-configuration, which binds the {@code MeterBinder} beans to the registry. */
     public static final Class<?> METRICS = MetricsAutoConfiguration.class;
 

@@ -1,0 +1,4 @@
+--liquibase formatted sql
+
+--changeset app:1
+CREATE TABLE app_customer (id INT PRIMARY KEY, name VARCHAR(64));
