@@ -186,6 +186,14 @@ public final class Retention implements AutoCloseable {
                          Duration partitionRunway) {
     }
 
+    /**
+     * The clock of this retention's times ({@link Status#lastSuccess()} and the like): its Postbox's. Ages and
+     * runways shown beside the status are measured on it, so that a test clock moves them too.
+     */
+    public java.time.Clock clock() {
+        return settings.clock();
+    }
+
     /** What this instance's runs did so far. */
     public Status status() {
         return status;

@@ -157,9 +157,13 @@ public class PostboxAutoConfiguration {
                     .retryPolicy(PropertyErrors.named("postbox.relay.", () -> dev.postbox.common.RetryPolicy.exponential(
                             r.getRetryPolicyBase(), r.getRetryPolicyCap())))
                     .listenForNotifications(r.isListenForNotifications())
+                    .clockSkewCheck(r.isClockSkewCheck())
                     .listener(Listeners.relay(listeners.orderedStream().toList()));
             if (r.getInstanceId() != null) {
                 b.instanceId(r.getInstanceId());
+            }
+            if (r.getMaxClockSkew() != null) {
+                b.maxClockSkew(r.getMaxClockSkew());
             }
             // builds now: a bad postbox.relay.* value fails the start-up, naming the property
             return PropertyErrors.named("postbox.relay.", () -> new RelayLifecycle(b));

@@ -241,6 +241,19 @@ public class PostboxProperties {
         /** On PostgreSQL, whether to LISTEN for writers' notifications and claim at once. */
         private boolean listenForNotifications = true;
 
+        /**
+         * Whether the relay measures its clock against the database's and takes over no expired lease while the two
+         * differ by more than max-clock-skew. Off only for a settable test clock (postbox-test's @PostboxTest turns it
+         * off unless set) or where the operator guarantees synchronized clocks.
+         */
+        private boolean clockSkewCheck = true;
+
+        /**
+         * Largest offset between the relay's clock and the database's at which it still takes over expired leases;
+         * less than two thirds of lease-duration. Default: 1s, or a third of the lease if that is less.
+         */
+        private Duration maxClockSkew;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -363,6 +376,22 @@ public class PostboxProperties {
 
         public boolean isListenForNotifications() {
             return listenForNotifications;
+        }
+
+        public boolean isClockSkewCheck() {
+            return clockSkewCheck;
+        }
+
+        public void setClockSkewCheck(boolean clockSkewCheck) {
+            this.clockSkewCheck = clockSkewCheck;
+        }
+
+        public Duration getMaxClockSkew() {
+            return maxClockSkew;
+        }
+
+        public void setMaxClockSkew(Duration maxClockSkew) {
+            this.maxClockSkew = maxClockSkew;
         }
 
         public void setListenForNotifications(boolean listenForNotifications) {

@@ -274,6 +274,28 @@ class PostboxAutoConfigurationTest {
     }
 
     @Test
+    void theClockSkewCheckIsAPropertyAndAClockFarFromTheDatabasesIsTrustedOnlyWithoutIt() {
+        java.time.Clock anHourAhead = java.time.Clock.offset(java.time.Clock.systemUTC(), java.time.Duration.ofHours(1));
+        runner(TestDatabase.h2()).withPropertyValues("postbox.schema.mode=always")
+                .withBean(PostboxAutoConfiguration.CLOCK_BEAN, java.time.Clock.class, () -> anHourAhead).run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    RelayLifecycle relay = ctx.getBean(RelayLifecycle.class);
+                    relay.relay().runOnce();
+                    assertThat(relay.relayClockTrusted()).as("checked: an hour off the database's clock").isFalse();
+                });
+        runner(TestDatabase.h2()).withPropertyValues("postbox.schema.mode=always", "postbox.relay.clock-skew-check=false")
+                .withBean(PostboxAutoConfiguration.CLOCK_BEAN, java.time.Clock.class, () -> anHourAhead).run(ctx -> {
+                    assertThat(ctx).hasNotFailed();
+                    RelayLifecycle relay = ctx.getBean(RelayLifecycle.class);
+                    relay.relay().runOnce();
+                    assertThat(relay.relayClockTrusted()).as("not checked").isTrue();
+                });
+        runner(TestDatabase.h2()).withPropertyValues("postbox.relay.lease-duration=6s", "postbox.relay.max-clock-skew=5s")
+                .run(ctx -> assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)
+                        .hasMessageStartingWith("postbox.relay.max-clock-skew: must be less than two thirds"));
+    }
+
+    @Test
     void aBadRelaySettingFailsTheStartUpNamingIt() {
         runner(TestDatabase.h2()).withPropertyValues("postbox.relay.batch-size=0").run(ctx ->
                 assertThat(ctx).getFailure().rootCause().isInstanceOf(ValidationException.class)

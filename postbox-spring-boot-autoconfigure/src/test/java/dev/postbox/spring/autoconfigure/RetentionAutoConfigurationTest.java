@@ -195,6 +195,24 @@ class RetentionAutoConfigurationTest {
     }
 
     @Test
+    void theTimeSinceTheLastSuccessIsMeasuredOnPostboxsClock() {
+        java.time.Clock threeDaysAgo = java.time.Clock.offset(java.time.Clock.systemUTC(), java.time.Duration.ofDays(-3));
+        enabled().withPropertyValues("postbox.retention.outbox.published=7d")
+                .withBean(PostboxAutoConfiguration.CLOCK_BEAN, java.time.Clock.class, () -> threeDaysAgo)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Retention retention = context.getBean(Retention.class);
+                    assertThat(retention.clock()).isSameAs(threeDaysAgo);
+                    retention.runOnce();
+                    assertThat(retention.status().lastSuccess()).isBefore(java.time.Instant.now().minus(java.time.Duration.ofDays(2)));
+                    TimeGauge lastSuccess = context.getBean(SimpleMeterRegistry.class)
+                            .find("postbox.retention.last.success").timeGauge();
+                    assertThat(lastSuccess.value()).as("seconds since the run, by the clock that timed it (not 3 days)")
+                            .isBetween(0.0, 60.0);
+                });
+    }
+
+    @Test
     void aFailingRetentionShowsButTheHealthStaysUp() {
         enabled().withPropertyValues("postbox.retention.outbox.published=7d").run(context -> {
             Retention retention = context.getBean(Retention.class);

@@ -188,7 +188,7 @@ final class PostboxHealth {
         dev.postbox.retention.RetentionPolicy.Strategy strategy = retention.policy().strategy(RetentionTable.OUTBOX);
         r.put("outboxStrategy", strategy.name().toLowerCase(java.util.Locale.ROOT));
         if (strategy == dev.postbox.retention.RetentionPolicy.Strategy.PARTITIONS) {
-            java.time.Duration runway = RetentionRunway.at(s, java.time.Instant.now());
+            java.time.Duration runway = RetentionRunway.at(s, retention.clock().instant());
             r.put("partitionRunway", runway == null ? null : runway.toString());
             RetentionReport.TableRun outbox = s.lastReport() == null ? null : s.lastReport().table(RetentionTable.OUTBOX);
             r.put("lastPartitionsDropped", outbox == null ? null : outbox.partitions());

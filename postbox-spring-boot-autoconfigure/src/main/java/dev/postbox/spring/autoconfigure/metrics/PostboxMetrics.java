@@ -155,11 +155,11 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
 
     private static double secondsSinceSuccess(Retention r) {
         Instant last = r.status().lastSuccess();
-        return last == null ? Double.NaN : Math.max(0, Duration.between(last, Instant.now()).toNanos() / 1e9);
+        return last == null ? Double.NaN : Math.max(0, Duration.between(last, r.clock().instant()).toNanos() / 1e9);
     }
 
     private static double runwaySeconds(Retention r) {
-        Duration runway = dev.postbox.spring.autoconfigure.RetentionRunway.at(r.status(), Instant.now());
+        Duration runway = dev.postbox.spring.autoconfigure.RetentionRunway.at(r.status(), r.clock().instant());
         return runway == null ? Double.NaN : runway.toNanos() / 1e9;
     }
 
