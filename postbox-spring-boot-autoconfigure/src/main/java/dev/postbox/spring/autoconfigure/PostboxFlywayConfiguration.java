@@ -1,7 +1,6 @@
 package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.Postbox;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -12,9 +11,7 @@ import org.springframework.util.ClassUtils;
 
 import javax.sql.DataSource;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * With Flyway on the class path and {@code spring.flyway.enabled} not false, Postbox's tables are migrated through
@@ -53,17 +50,6 @@ class PostboxFlywayConfiguration {
                         true, false)));
             }
         }
-        if (initializers.isEmpty()) {
-            return;
-        }
-        for (String name : beanFactory.getBeanNamesForType(Postbox.class, true, false)) {
-            BeanDefinition definition = beanFactory.getBeanDefinition(name);
-            Set<String> dependsOn = new LinkedHashSet<>();
-            if (definition.getDependsOn() != null) {
-                dependsOn.addAll(List.of(definition.getDependsOn()));
-            }
-            dependsOn.addAll(initializers);
-            definition.setDependsOn(dependsOn.toArray(String[]::new));
-        }
+        SchemaMigrations.runPostboxAfter(beanFactory, initializers);
     }
 }

@@ -1,7 +1,6 @@
 package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.Postbox;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -13,9 +12,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
 
 import javax.sql.DataSource;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * With Liquibase on the class path, {@code spring.liquibase.enabled} not false and no Flyway in use (Flyway, when both
@@ -50,18 +47,7 @@ class PostboxLiquibaseConfiguration {
         }
         List<String> runners = List.of(beanFactory.getBeanNamesForType(ClassUtils.resolveClassName(SPRING_LIQUIBASE, loader),
                 true, false));
-        if (runners.isEmpty()) {
-            return;
-        }
-        for (String name : beanFactory.getBeanNamesForType(Postbox.class, true, false)) {
-            BeanDefinition definition = beanFactory.getBeanDefinition(name);
-            Set<String> dependsOn = new LinkedHashSet<>();
-            if (definition.getDependsOn() != null) {
-                dependsOn.addAll(List.of(definition.getDependsOn()));
-            }
-            dependsOn.addAll(runners);
-            definition.setDependsOn(dependsOn.toArray(String[]::new));
-        }
+        SchemaMigrations.runPostboxAfter(beanFactory, runners);
     }
 
     /** Matches unless {@link PostboxFlywayConfiguration} applies (Flyway present and not disabled). */

@@ -13,10 +13,10 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ConsumedSignal implements PostboxListenerObserver {
 
     private final Map<String, String> lastFailure = new ConcurrentHashMap<>();
-    private long deliveries;
+    private final Signal signal = new Signal();
 
-    synchronized long deliveries() {
-        return deliveries;
+    long deliveries() {
+        return signal.count();
     }
 
     /** The last failure of {@code consumer}'s deliveries, or null. */
@@ -25,19 +25,8 @@ final class ConsumedSignal implements PostboxListenerObserver {
     }
 
     /** Waits until a delivery after {@code seen}, or until {@code nanos} passed; false if interrupted. */
-    synchronized boolean awaitAfter(long seen, long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        long left = nanos;
-        while (deliveries == seen && left > 0) {
-            try {
-                wait(Math.max(1, left / 1_000_000), 0);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-            left = deadline - System.nanoTime();
-        }
-        return true;
+    boolean awaitAfter(long seen, long nanos) {
+        return signal.awaitAfter(seen, nanos);
     }
 
     @Override
@@ -45,9 +34,6 @@ final class ConsumedSignal implements PostboxListenerObserver {
         if (d.outcome() == Outcome.FAILED) {
             lastFailure.put(d.consumer(), "event " + d.envelope().eventNo() + " on " + d.transport() + ": " + d.failure());
         }
-        synchronized (this) {
-            deliveries++;
-            notifyAll();
-        }
+        signal.bump();
     }
 }

@@ -12,31 +12,19 @@ import java.time.Duration;
  */
 final class CycleSignal implements RelayListener, WorkerListener {
 
-    private long cycles;
+    private final Signal signal = new Signal();
 
-    synchronized long cycles() {
-        return cycles;
+    long cycles() {
+        return signal.count();
     }
 
     /** Waits until a cycle after {@code seen} finished, or {@code nanos} passed; false if interrupted. */
-    synchronized boolean awaitAfter(long seen, long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        long left = nanos;
-        while (cycles == seen && left > 0) {
-            try {
-                wait(Math.max(1, left / 1_000_000), 0);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-            left = deadline - System.nanoTime();
-        }
-        return true;
+    boolean awaitAfter(long seen, long nanos) {
+        return signal.awaitAfter(seen, nanos);
     }
 
-    private synchronized void finished() {
-        cycles++;
-        notifyAll();
+    private void finished() {
+        signal.bump();
     }
 
     @Override
