@@ -34,7 +34,7 @@ import java.util.regex.Pattern;
  * each naming its key ({@link ConfigException}).
  *
  * <p>Any scalar may refer to the environment: {@code ${NAME}} (required) or {@code ${NAME:default}}, so secrets stay
- * out of the file; {@code $${} writes a literal {@code ${}.
+ * out of the file; <code>$${</code> writes a literal <code>${</code>.
  *
  * <pre>{@code
  * sources:
@@ -560,6 +560,12 @@ public final class ConfigLoader {
             }
             return out;
         }
+    }
+
+    /** A positive duration written as in the file ({@code 500ms}, {@code 5s}, {@code PT5S}), or null. */
+    public static Duration duration(String s) {
+        Duration d = s == null ? null : parseDuration(s);
+        return d == null || d.isNegative() || d.isZero() ? null : d;
     }
 
     /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 2d} or ISO-8601; null when it is none of them. */

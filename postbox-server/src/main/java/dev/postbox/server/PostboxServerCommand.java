@@ -1,0 +1,88 @@
+package dev.postbox.server;
+
+import dev.postbox.server.config.ConfigException;
+import dev.postbox.server.config.ConfigLoader;
+import dev.postbox.server.config.ServerConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code postbox-server}: the standalone relay's command line. {@code validate FILE} checks a configuration file and
+ * everything it names without starting anything. Exit codes: 0 all good, 1 a check failed, 2 the file itself is bad.
+ */
+@Command(name = "postbox-server", mixinStandardHelpOptions = true, version = "postbox-server 0.1.0-SNAPSHOT",
+        description = "The standalone Postbox relay: N source databases x M destinations from one YAML file.",
+        subcommands = {PostboxServerCommand.Validate.class})
+public final class PostboxServerCommand implements Callable<Integer> {
+
+    /** Exit code: a check of {@code validate} failed. */
+    public static final int CHECK_FAILED = 1;
+    /** Exit code: the configuration file is bad (each problem printed with its key). */
+    public static final int BAD_CONFIGURATION = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new PostboxServerCommand()).execute(args));
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 0;
+    }
+
+    /** {@code validate FILE}: the file, then every source, destination and named topic it refers to. */
+    @Command(name = "validate", mixinStandardHelpOptions = true,
+            description = "Check FILE and what it names: databases reachable with their credentials, Postbox's schema"
+                    + " present at this version, the relay's privileges, destinations reachable, the routes' topics,"
+                    + " exchanges and streams there. Starts nothing, changes nothing.")
+    static final class Validate implements Callable<Integer> {
+
+        @Parameters(index = "0", paramLabel = "FILE", description = "the server's YAML configuration")
+        Path file;
+
+        @Option(names = "--timeout", defaultValue = "5s", paramLabel = "DURATION",
+                description = "per connection (default ${DEFAULT-VALUE})")
+        String timeout;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            ServerConfig config;
+            try {
+                config = new ConfigLoader().load(file);
+            } catch (ConfigException e) {
+                err.println(e.getMessage());
+                return BAD_CONFIGURATION;
+            }
+            Duration t = dev.postbox.server.config.ConfigLoader.duration(timeout);
+            if (t == null) {
+                err.println("--timeout: not a duration (was '" + timeout + "'): write 500ms, 5s or PT5S");
+                return BAD_CONFIGURATION;
+            }
+            out.println(file + ": " + config.sources().size() + " sources, " + config.destinations().size()
+                    + " destinations, " + config.routes().size() + " routes");
+            List<Validator.Check> checks = new Validator(t).validate(config);
+            checks.forEach(out::println);
+            long failed = checks.stream().filter(c -> !c.ok()).count();
+            out.println(failed == 0 ? "valid: " + checks.size() + " checks passed"
+                    : "not valid: " + failed + " of " + checks.size() + " checks failed");
+            out.flush();
+            return failed == 0 ? 0 : CHECK_FAILED;
+        }
+    }
+}
