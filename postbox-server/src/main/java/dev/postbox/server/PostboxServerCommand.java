@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "postbox-server", mixinStandardHelpOptions = true, version = "postbox-server 0.1.0-SNAPSHOT",
         description = "The standalone Postbox relay: N source databases x M destinations from one YAML file.",
-        subcommands = {PostboxServerCommand.Validate.class})
+        subcommands = {PostboxServerCommand.Run.class, PostboxServerCommand.Validate.class})
 public final class PostboxServerCommand implements Callable<Integer> {
 
     /** Exit code: a check of {@code validate} failed. */
@@ -39,6 +39,46 @@ public final class PostboxServerCommand implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getOut());
         return 0;
+    }
+
+    /** {@code run FILE}: starts the relays and the health endpoint, until the process is told to stop. */
+    @Command(name = "run", mixinStandardHelpOptions = true,
+            description = "Relay every source of FILE to its destinations until stopped (SIGTERM, Ctrl-C): then stop"
+                    + " claiming, finish or give back what is held, close the destinations.")
+    static final class Run implements Callable<Integer> {
+
+        @Parameters(index = "0", paramLabel = "FILE", description = "the server's YAML configuration")
+        Path file;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            ServerConfig config;
+            try {
+                config = new ConfigLoader().load(file);
+            } catch (ConfigException e) {
+                spec.commandLine().getErr().println(e.getMessage());
+                return BAD_CONFIGURATION;
+            }
+            RelayServer server;
+            try {
+                server = RelayServer.start(config);
+            } catch (RelayServer.ServerStartException e) {
+                spec.commandLine().getErr().println(e.getMessage());
+                return CHECK_FAILED;
+            }
+            java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                server.close();
+                stopped.countDown();
+            }, "postbox-server-shutdown"));
+            spec.commandLine().getOut().println("postbox-server running: health on port " + server.port());
+            spec.commandLine().getOut().flush();
+            stopped.await();
+            return 0;
+        }
     }
 
     /** {@code validate FILE}: the file, then every source, destination and named topic it refers to. */

@@ -71,7 +71,7 @@ public final class Validator {
         String key = "sources." + s.name() + (s.tenants().isEmpty() ? "" : ".tenants."
                 + b.name().substring(s.name().length() + 1, b.name().length() - 1));
         DriverManager.setLoginTimeout((int) Math.max(1, timeout.toSeconds()));
-        javax.sql.DataSource ds = new SingleUrlDataSource(s.jdbcUrl(), s.username(), s.password());
+        javax.sql.DataSource ds = new UrlDataSource(s.jdbcUrl(), s.username(), s.password());
         try (java.sql.Connection probe = ds.getConnection()) {
             probe.isValid(1);
         } catch (SQLException e) {
@@ -239,59 +239,6 @@ public final class Validator {
                     + (h.secret() == null ? " (requests unsigned: no secret)" : ""));
         } catch (IOException e) {
             return new Check(key, false, "HTTP endpoint " + u.getHost() + ":" + port + " not reachable: " + e);
-        }
-    }
-
-    /** A data source opening one connection per call with the URL's driver (the validator's connections are few). */
-    private record SingleUrlDataSource(String url, String user, String password) implements javax.sql.DataSource {
-        @Override
-        public java.sql.Connection getConnection() throws SQLException {
-            Properties p = new Properties();
-            if (user != null) {
-                p.put("user", user);
-            }
-            if (password != null) {
-                p.put("password", password);
-            }
-            return DriverManager.getConnection(url, p);
-        }
-
-        @Override
-        public java.sql.Connection getConnection(String u, String pw) throws SQLException {
-            return DriverManager.getConnection(url, u, pw);
-        }
-
-        @Override
-        public java.io.PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(java.io.PrintWriter out) {
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) {
-        }
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public java.util.logging.Logger getParentLogger() {
-            return java.util.logging.Logger.getGlobal();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
         }
     }
 }

@@ -1,0 +1,231 @@
+package dev.postbox.server;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConnectionFactory;
+import com.sun.net.httpserver.HttpServer;
+import dev.postbox.Postbox;
+import dev.postbox.kafka.testing.KafkaCluster;
+import dev.postbox.outbox.OutboxEvent;
+import dev.postbox.outbox.OutboxStatus;
+import dev.postbox.server.config.ConfigLoader;
+import dev.postbox.server.config.ServerConfig;
+import dev.postbox.testing.TestDatabase;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * One server process relaying two sources (PostgreSQL and MariaDB) to four destinations (in-process Kafka, RabbitMQ,
+ * NATS JetStream, an HTTP endpoint) by their routes: every event arrives where its route sends it and is PUBLISHED in
+ * its database; readiness reports each relay and destination; the graceful close stops the relays. A source whose
+ * tables are missing stops the start naming it.
+ */
+class RelayServerTest {
+
+    static final String RUN = UUID.randomUUID().toString().substring(0, 8);
+    static final String RABBIT_HOST = System.getProperty("postbox.test.rabbitmq.host", "127.0.0.1");
+    static final String NATS_URL = System.getProperty("postbox.test.nats.url", "nats://127.0.0.1:4222");
+    static final String EXCHANGE = "postbox-server-" + RUN;
+    static final String QUEUE = "postbox-server-" + RUN;
+    static final String STREAM = "POSTBOX_SERVER_" + RUN.toUpperCase(Locale.ROOT);
+    static final String SUBJECT = "server_" + RUN + ".orders";
+    static final String TOPIC = "orders-" + RUN;
+    static final int EACH = 20;
+
+    static TestDatabase pg;
+    static TestDatabase maria;
+    static KafkaCluster kafka;
+    static HttpServer hook;
+    static final Set<String> HOOKED = ConcurrentHashMap.newKeySet();
+    static com.rabbitmq.client.Connection rabbit;
+    static Channel channel;
+
+    @BeforeAll
+    static void services() throws Exception {
+        pg = TestDatabase.postgres(null);
+        Postbox.builder(pg.dataSource()).build().schema().install();
+        maria = TestDatabase.mariadb(null);
+        Postbox.builder(maria.dataSource()).build().schema().install();
+        kafka = KafkaCluster.start();
+        kafka.createTopicNamed(TOPIC, 2);
+        ConnectionFactory f = new ConnectionFactory();
+        f.setHost(RABBIT_HOST);
+        rabbit = f.newConnection("postbox-server-test");
+        channel = rabbit.createChannel();
+        channel.exchangeDeclare(EXCHANGE, "topic", false, true, null);
+        channel.queueDeclare(QUEUE, false, false, true, null);
+        channel.queueBind(QUEUE, EXCHANGE, "#");
+        try (Connection nats = Nats.connect(NATS_URL)) {
+            nats.jetStreamManagement().addStream(StreamConfiguration.builder().name(STREAM).subjects(SUBJECT)
+                    .storageType(StorageType.Memory).build());
+        }
+        hook = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        hook.createContext("/hook", exchange -> {
+            HOOKED.add(exchange.getRequestHeaders().getFirst("Idempotency-Key"));
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(204, -1);
+            exchange.close();
+        });
+        hook.start();
+    }
+
+    @AfterAll
+    static void cleanUp() throws Exception {
+        try (Connection nats = Nats.connect(NATS_URL)) {
+            nats.jetStreamManagement().deleteStream(STREAM);
+        }
+        channel.queueDelete(QUEUE);
+        channel.exchangeDelete(EXCHANGE);
+        rabbit.close();
+        hook.stop(0);
+        kafka.close();
+        pg.close();
+        maria.close();
+    }
+
+    private static String yaml() {
+        return """
+                server: {address: 127.0.0.1, port: 0, instance-id: test-server}
+                sources:
+                  orders: {jdbc-url: '%s', username: %s, relay: {poll-interval-max: 100ms}}
+                  billing: {jdbc-url: '%s', username: %s, relay: {poll-interval-max: 100ms}}
+                destinations:
+                  kafka: {type: kafka, bootstrap-servers: '%s'}
+                  rabbit: {type: rabbitmq, host: %s}
+                  nats: {type: nats, url: '%s'}
+                  hook: {type: http, url: 'http://127.0.0.1:%d/hook', secret: a-secret-of-thirty-two-characters!}
+                routes:
+                  - {source: orders, channel: KAFKA, destination: kafka}
+                  - {source: orders, channel: RABBITMQ, destination: rabbit}
+                  - {source: billing, channel: NATS, destination: nats}
+                  - {source: billing, channel: HTTP, destination: hook}
+                """.formatted(pg.jdbcUrl(), pg.user(), maria.jdbcUrl(), maria.user(), kafka.bootstrapServers(),
+                RABBIT_HOST, NATS_URL, hook.getAddress().getPort());
+    }
+
+    private static List<String> write(TestDatabase db, String channel, String topic) throws Exception {
+        Postbox postbox = Postbox.builder(db.dataSource()).source("test").build();
+        List<String> nos = new ArrayList<>();
+        try (java.sql.Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < EACH; i++) {
+                String no = channel + "-" + RUN + "-" + i;
+                postbox.outbox().write(c, OutboxEvent.builder().eventNo(no).aggregate("ORDER", "o-" + (i % 5))
+                        .eventType("ORDER_CREATED").channel(channel).topic(topic).payload("{\"i\":" + i + "}").build());
+                nos.add(no);
+            }
+            c.commit();
+        }
+        return nos;
+    }
+
+    private static long published(TestDatabase db, List<String> nos) throws Exception {
+        try (java.sql.Connection c = db.dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM biz_outbox_event WHERE publish_status = "
+                     + OutboxStatus.PUBLISHED.code() + " AND event_no LIKE ?")) {
+            ps.setString(1, nos.get(0).substring(0, nos.get(0).lastIndexOf('-') + 1) + "%");
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() < deadline).as("within 30 s: " + what).isTrue();
+            Thread.sleep(50);
+        }
+    }
+
+    private static boolean quietly(java.util.concurrent.Callable<Boolean> c) {
+        try {
+            return c.call();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void twoSourcesReachFourDestinationsByTheirRoutesAndReadinessShowsThem() throws Exception {
+        List<String> viaKafka = write(pg, "KAFKA", TOPIC);
+        List<String> viaRabbit = write(pg, "RABBITMQ", EXCHANGE);
+        List<String> viaNats = write(maria, "NATS", SUBJECT);
+        List<String> viaHttp = write(maria, "HTTP", "orders");
+
+        ServerConfig config = new ConfigLoader(k -> null).parse("server.yml", yaml());
+        HttpClient client = HttpClient.newHttpClient();
+        try (RelayServer server = RelayServer.start(config)) {
+            assertThat(server.relays()).containsOnlyKeys("orders", "billing");
+            await("the orders' events PUBLISHED", () -> quietly(() -> published(pg, viaKafka) == EACH
+                    && published(pg, viaRabbit) == EACH));
+            await("the billing events PUBLISHED", () -> quietly(() -> published(maria, viaNats) == EACH
+                    && published(maria, viaHttp) == EACH));
+
+            Map<TopicPartition, OffsetSpec> ends = Map.of(new TopicPartition(TOPIC, 0), OffsetSpec.latest(),
+                    new TopicPartition(TOPIC, 1), OffsetSpec.latest());
+            long inKafka = kafka.admin().listOffsets(ends).all().get().values().stream().mapToLong(r -> r.offset()).sum();
+            assertThat(inKafka).as("records in " + TOPIC).isEqualTo(EACH);
+            assertThat(channel.messageCount(QUEUE)).as("messages in " + QUEUE).isEqualTo(EACH);
+            try (Connection nats = Nats.connect(NATS_URL)) {
+                JetStreamManagement jsm = nats.jetStreamManagement();
+                assertThat(jsm.getStreamInfo(STREAM).getStreamState().getMsgCount()).isEqualTo(EACH);
+            }
+            assertThat(HOOKED).containsExactlyInAnyOrderElementsOf(viaHttp);
+
+            HttpResponse<String> ready = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                    + "/health/ready")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+            assertThat(ready.body()).contains("\"status\":\"UP\"", "\"instanceId\":\"test-server\"",
+                    "\"orders\":{\"status\":\"UP\",\"running\":true", "\"billing\":{\"status\":\"UP\"",
+                    "\"kafka\":{\"type\":\"kafka\"", "\"hook\":{\"type\":\"http\"", "\"instanceId\":\"test-server/orders\"");
+            HttpResponse<String> live = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                    + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(live.statusCode()).isEqualTo(200);
+
+            server.close();
+            assertThat(server.relays().values()).as("closed gracefully").noneMatch(dev.postbox.relay.Relay::isRunning);
+        }
+    }
+
+    @Test
+    void aSourceWithoutPostboxTablesStopsTheStartNamingIt() {
+        TestDatabase empty = TestDatabase.mariadb(null);
+        try {
+            String yaml = yaml().replace(maria.jdbcUrl(), empty.jdbcUrl());
+            ServerConfig config = new ConfigLoader(k -> null).parse("server.yml", yaml);
+            assertThatThrownBy(() -> RelayServer.start(config)).isInstanceOf(RelayServer.ServerStartException.class)
+                    .hasMessageStartingWith("sources.billing: the Postbox tables biz_* are at version 0");
+        } finally {
+            empty.close();
+        }
+    }
+}
