@@ -57,6 +57,9 @@ class RelayServerTest {
     static final String STREAM = "POSTBOX_SERVER_" + RUN.toUpperCase(Locale.ROOT);
     static final String SUBJECT = "server_" + RUN + ".orders";
     static final String TOPIC = "orders-" + RUN;
+    /** The outage test's own topic and exchange, so that the counts of the other test stay its own. */
+    static final String OUTAGE_TOPIC = "outage-" + RUN;
+    static final String OUTAGE_EXCHANGE = "postbox-server-outage-" + RUN;
     static final int EACH = 20;
 
     static TestDatabase pg;
@@ -75,6 +78,7 @@ class RelayServerTest {
         Postbox.builder(maria.dataSource()).build().schema().install();
         kafka = KafkaCluster.start();
         kafka.createTopicNamed(TOPIC, 2);
+        kafka.createTopicNamed(OUTAGE_TOPIC, 1);
         ConnectionFactory f = new ConnectionFactory();
         f.setHost(RABBIT_HOST);
         rabbit = f.newConnection("postbox-server-test");
@@ -82,6 +86,9 @@ class RelayServerTest {
         channel.exchangeDeclare(EXCHANGE, "topic", false, true, null);
         channel.queueDeclare(QUEUE, false, false, true, null);
         channel.queueBind(QUEUE, EXCHANGE, "#");
+        channel.exchangeDeclare(OUTAGE_EXCHANGE, "topic", false, true, null);
+        channel.queueDeclare(OUTAGE_EXCHANGE, false, false, true, null); // routable: the publisher refuses unroutable messages
+        channel.queueBind(OUTAGE_EXCHANGE, OUTAGE_EXCHANGE, "#");
         try (Connection nats = Nats.connect(NATS_URL)) {
             nats.jetStreamManagement().addStream(StreamConfiguration.builder().name(STREAM).subjects(SUBJECT)
                     .storageType(StorageType.Memory).build());
@@ -103,6 +110,8 @@ class RelayServerTest {
         }
         channel.queueDelete(QUEUE);
         channel.exchangeDelete(EXCHANGE);
+        channel.queueDelete(OUTAGE_EXCHANGE);
+        channel.exchangeDelete(OUTAGE_EXCHANGE);
         rabbit.close();
         hook.stop(0);
         kafka.close();
@@ -213,6 +222,59 @@ class RelayServerTest {
 
             server.close();
             assertThat(server.relays().values()).as("closed gracefully").noneMatch(dev.postbox.relay.Relay::isRunning);
+        }
+    }
+
+    private static void writeOne(TestDatabase db, String no, String aggregate, String channel, String topic)
+            throws Exception {
+        Postbox postbox = Postbox.builder(db.dataSource()).source("test").build();
+        try (java.sql.Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            postbox.outbox().write(c, OutboxEvent.builder().eventNo(no).aggregate("ORDER", aggregate)
+                    .eventType("ORDER_CREATED").channel(channel).topic(topic).payload("{}").build());
+            c.commit();
+        }
+    }
+
+    private static OutboxStatus status(TestDatabase db, String no) {
+        return Postbox.builder(db.dataSource()).build().queries().outbox().byEventNo(no).orElseThrow().status();
+    }
+
+    /**
+     * A destination that is down holds back only the events routed to it, and the later events of their aggregates
+     * (per-aggregate order spans destinations); every other aggregate keeps flowing to the other destinations.
+     */
+    @Test
+    void aDestinationThatIsDownHoldsBackOnlyItsEventsAndTheirAggregates() throws Exception {
+        try (dev.postbox.testing.TcpProxy proxy = new dev.postbox.testing.TcpProxy(RABBIT_HOST, 5672)) {
+            String yaml = yaml().replace("rabbit: {type: rabbitmq, host: " + RABBIT_HOST + "}",
+                    "rabbit: {type: rabbitmq, host: 127.0.0.1, port: " + proxy.port() + "}")
+                    .replace("relay: {poll-interval-max: 100ms}", "relay: {poll-interval-max: 100ms, retry-base: 200ms,"
+                            + " retry-cap: 500ms}");
+            ServerConfig config = new ConfigLoader(k -> null).parse("server.yml", yaml);
+            try (RelayServer server = RelayServer.start(config)) {
+                proxy.down();
+                String held = "HELD-" + RUN;
+                String behind = "BEHIND-" + RUN;
+                String free = "FREE-" + RUN;
+                writeOne(pg, held, "held-" + RUN, "RABBITMQ", OUTAGE_EXCHANGE); // to the destination that is down
+                writeOne(pg, behind, "held-" + RUN, "KAFKA", OUTAGE_TOPIC);     // same aggregate, to Kafka: waits
+                writeOne(pg, free, "free-" + RUN, "KAFKA", OUTAGE_TOPIC);       // another aggregate to Kafka: flows
+                await(free + " PUBLISHED while RabbitMQ is down", () -> status(pg, free) == OutboxStatus.PUBLISHED);
+                assertThat(status(pg, held)).isIn(OutboxStatus.FAILED, OutboxStatus.PENDING, OutboxStatus.PUBLISHING);
+                assertThat(status(pg, behind)).as("waits behind its aggregate's earlier event (claimed in the same run at"
+                        + " most, never sent)").isIn(OutboxStatus.PENDING, OutboxStatus.PUBLISHING);
+                long inTopic = kafka.admin().listOffsets(Map.of(new TopicPartition(OUTAGE_TOPIC, 0), OffsetSpec.latest()))
+                        .all().get().values().stream().mapToLong(r -> r.offset()).sum();
+                assertThat(inTopic).as("only " + free + " reached Kafka").isEqualTo(1);
+
+                proxy.up();
+                await(held + " and " + behind + " PUBLISHED once RabbitMQ is back", () ->
+                        status(pg, held) == OutboxStatus.PUBLISHED && status(pg, behind) == OutboxStatus.PUBLISHED);
+                Postbox postbox = Postbox.builder(pg.dataSource()).build();
+                assertThat(postbox.queries().outbox().byEventNo(held).orElseThrow().publishedTime())
+                        .isBeforeOrEqualTo(postbox.queries().outbox().byEventNo(behind).orElseThrow().publishedTime());
+            }
         }
     }
 
