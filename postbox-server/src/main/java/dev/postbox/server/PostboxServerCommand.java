@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "postbox-server", mixinStandardHelpOptions = true, version = "postbox-server 0.1.0-SNAPSHOT",
         description = "The standalone Postbox relay: N source databases x M destinations from one YAML file.",
-        subcommands = {PostboxServerCommand.Run.class, PostboxServerCommand.Validate.class})
+        subcommands = {PostboxServerCommand.Run.class, PostboxServerCommand.Validate.class,
+                PostboxServerCommand.SampleEvents.class})
 public final class PostboxServerCommand implements Callable<Integer> {
 
     /** Exit code: a check of {@code validate} failed. */
@@ -77,6 +78,41 @@ public final class PostboxServerCommand implements Callable<Integer> {
             spec.commandLine().getOut().println("postbox-server running: health on port " + server.port());
             spec.commandLine().getOut().flush();
             stopped.await();
+            return 0;
+        }
+    }
+
+    /** {@code sample FILE}: a first run's helper (tables, exchange, stream, sample events). */
+    @Command(name = "sample", mixinStandardHelpOptions = true,
+            description = "For a first run (scripts/server): install Postbox's tables on each source where they are"
+                    + " missing, declare each route topic's RabbitMQ exchange (with a queue) or JetStream stream, and"
+                    + " write sample events for every route with a topic. Never for production.")
+    static final class SampleEvents implements Callable<Integer> {
+
+        @Parameters(index = "0", paramLabel = "FILE", description = "the server's YAML configuration")
+        Path file;
+
+        @Option(names = "--events", defaultValue = "10", paramLabel = "N", description = "per route (default ${DEFAULT-VALUE})")
+        int events;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws Exception {
+            ServerConfig config;
+            try {
+                config = new ConfigLoader().load(file);
+            } catch (ConfigException e) {
+                spec.commandLine().getErr().println(e.getMessage());
+                return BAD_CONFIGURATION;
+            }
+            if (events < 0 || events > 100_000) {
+                spec.commandLine().getErr().println("--events: must be between 0 and 100000 (was " + events + ")");
+                return BAD_CONFIGURATION;
+            }
+            Sample.run(config, events).forEach(spec.commandLine().getOut()::println);
+            spec.commandLine().getOut().flush();
             return 0;
         }
     }
