@@ -42,6 +42,17 @@ public final class PostboxServerCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** {@code file} read and checked; null after printing every problem with its key. */
+    static ServerConfig load(Path file, CommandLine.Model.CommandSpec spec) {
+        try {
+            return new ConfigLoader().load(file);
+        } catch (ConfigException e) {
+            spec.commandLine().getErr().println(e.getMessage());
+            spec.commandLine().getErr().flush();
+            return null;
+        }
+    }
+
     /** {@code run FILE}: starts the relays and the health endpoint, until the process is told to stop. */
     @Command(name = "run", mixinStandardHelpOptions = true,
             description = "Relay every source of FILE to its destinations until stopped (SIGTERM, Ctrl-C): then stop"
@@ -56,11 +67,8 @@ public final class PostboxServerCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws InterruptedException {
-            ServerConfig config;
-            try {
-                config = new ConfigLoader().load(file);
-            } catch (ConfigException e) {
-                spec.commandLine().getErr().println(e.getMessage());
+            ServerConfig config = load(file, spec);
+            if (config == null) {
                 return BAD_CONFIGURATION;
             }
             RelayServer server;
@@ -100,11 +108,8 @@ public final class PostboxServerCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws Exception {
-            ServerConfig config;
-            try {
-                config = new ConfigLoader().load(file);
-            } catch (ConfigException e) {
-                spec.commandLine().getErr().println(e.getMessage());
+            ServerConfig config = load(file, spec);
+            if (config == null) {
                 return BAD_CONFIGURATION;
             }
             if (events < 0 || events > 100_000) {
@@ -138,11 +143,8 @@ public final class PostboxServerCommand implements Callable<Integer> {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
-            ServerConfig config;
-            try {
-                config = new ConfigLoader().load(file);
-            } catch (ConfigException e) {
-                err.println(e.getMessage());
+            ServerConfig config = load(file, spec);
+            if (config == null) {
                 return BAD_CONFIGURATION;
             }
             Duration t = dev.postbox.server.config.ConfigLoader.duration(timeout);

@@ -104,12 +104,7 @@ public final class RelayServer implements AutoCloseable {
             return b.build();
         }
         if (d instanceof ServerConfig.RabbitMq r) {
-            ConnectionFactory f = new ConnectionFactory();
-            f.setHost(r.host());
-            f.setPort(r.port());
-            f.setUsername(r.username());
-            f.setPassword(r.password());
-            f.setVirtualHost(r.virtualHost());
+            ConnectionFactory f = r.connectionFactory();
             return RabbitPublisher.builder(f).connectionName(connection).build();
         }
         if (d instanceof ServerConfig.Nats n) {

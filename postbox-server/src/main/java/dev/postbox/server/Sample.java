@@ -79,12 +79,7 @@ final class Sample {
 
     private static String prepare(ServerConfig.Destination d, String topic) throws Exception {
         if (d instanceof ServerConfig.RabbitMq r) {
-            ConnectionFactory f = new ConnectionFactory();
-            f.setHost(r.host());
-            f.setPort(r.port());
-            f.setUsername(r.username());
-            f.setPassword(r.password());
-            f.setVirtualHost(r.virtualHost());
+            ConnectionFactory f = r.connectionFactory();
             try (com.rabbitmq.client.Connection c = f.newConnection("postbox-server-sample"); Channel ch = c.createChannel()) {
                 ch.exchangeDeclare(topic, "topic", true);
                 ch.queueDeclare(topic, true, false, false, null);

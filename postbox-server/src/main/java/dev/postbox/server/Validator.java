@@ -164,12 +164,7 @@ public final class Validator {
     }
 
     private List<Check> rabbit(String key, ServerConfig.RabbitMq r, List<ServerConfig.Route> routes) throws Exception {
-        ConnectionFactory f = new ConnectionFactory();
-        f.setHost(r.host());
-        f.setPort(r.port());
-        f.setUsername(r.username());
-        f.setPassword(r.password());
-        f.setVirtualHost(r.virtualHost());
+        ConnectionFactory f = r.connectionFactory();
         f.setConnectionTimeout((int) timeout.toMillis());
         List<Check> out = new ArrayList<>();
         try (com.rabbitmq.client.Connection c = f.newConnection("postbox-server-validate")) {

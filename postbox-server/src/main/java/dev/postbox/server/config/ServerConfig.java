@@ -114,6 +114,17 @@ public record ServerConfig(Server server, Map<String, Source> sources, Map<Strin
         public String type() {
             return "rabbitmq";
         }
+
+        /** An AMQP connection factory for this broker (host, port, credentials, virtual host). */
+        public com.rabbitmq.client.ConnectionFactory connectionFactory() {
+            com.rabbitmq.client.ConnectionFactory f = new com.rabbitmq.client.ConnectionFactory();
+            f.setHost(host);
+            f.setPort(port);
+            f.setUsername(username);
+            f.setPassword(password);
+            f.setVirtualHost(virtualHost);
+            return f;
+        }
     }
 
     /** A NATS JetStream server or cluster; an event's subject is {@code subjectPrefix} + its topic. */
