@@ -103,12 +103,13 @@ final class IndexedSearch {
      * One page of the rows matching {@code c}, read whole as {@code columns} by {@code mapper}; a search by key id
      * alone that finds nothing on its first page reads the key types again (one written since may be missing).
      */
-    <R> Found<R> search(Criteria c, PageRequest page, String columns, Keyset.Mapper<R> mapper, ToLongFunction<R> idOf) {
+    <R> Found<R> search(Criteria c, PageRequest page, java.time.Duration timeLimit, String columns,
+                        Keyset.Mapper<R> mapper, ToLongFunction<R> idOf) {
         Plan plan = plan(c, keyTypes(c, false));
-        Found<Light> found = run(plan, c, page);
+        Found<Light> found = run(plan, c, page, timeLimit);
         if (found.items().isEmpty() && page.after() == null && plan.driver() == By.KEY && c.keyType() == null
                 && System.nanoTime() - keyTypesRead > 1_000_000_000L) {
-            found = run(plan(c, keyTypes(c, true)), c, page);
+            found = run(plan(c, keyTypes(c, true)), c, page, timeLimit);
         }
         return new Found<>(full(found.items(), columns, mapper, idOf), found.nextCursor(), found.examined(),
                 found.complete(), found.driver());
@@ -220,13 +221,14 @@ final class IndexedSearch {
         return new Plan(driver, List.of(keyset), params.toArray());
     }
 
-    private Found<Light> run(Plan plan, Criteria c, PageRequest page) {
+    /** Reads chunks of the driving index until the page is full, MAX_EXAMINED rows were read or {@code timeLimit} passed. */
+    private Found<Light> run(Plan plan, Criteria c, PageRequest page, java.time.Duration timeLimit) {
         List<Light> found = new ArrayList<>();
         String cursor = page.after();
         int examined = 0;
         String lastRead = null;
         boolean exhausted = false;
-        long deadline = System.nanoTime() + OutboxSearch.MAX_PAGE_MILLIS * 1_000_000L;
+        long deadline = System.nanoTime() + Math.min(timeLimit.toNanos(), Long.MAX_VALUE / 4);
         while (found.size() <= page.limit() && examined < OutboxSearch.MAX_EXAMINED
                 && (examined == 0 || System.nanoTime() < deadline)) {
             Page<Light> chunk = chunk(plan, cursor, Math.min(CHUNK, OutboxSearch.MAX_EXAMINED - examined));

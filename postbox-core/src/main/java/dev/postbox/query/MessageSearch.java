@@ -5,6 +5,7 @@ import dev.postbox.message.MessageRecord;
 import dev.postbox.message.MessageRows;
 import dev.postbox.message.MessageStatus;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -39,11 +40,33 @@ public final class MessageSearch {
 
     private final Settings s;
     private final IndexedSearch engine;
+    private final Duration pageTimeLimit;
 
     MessageSearch(Settings settings) {
+        this(settings, new IndexedSearch(settings, new IndexedSearch.Table(settings.tables().message(), "biz", "biz_type",
+                "biz_id", "event_status", false, MessageStatus.SUCCEEDED.code()), "message search"),
+                Duration.ofMillis(OutboxSearch.MAX_PAGE_MILLIS));
+    }
+
+    private MessageSearch(Settings settings, IndexedSearch engine, Duration pageTimeLimit) {
         this.s = settings;
-        this.engine = new IndexedSearch(settings, new IndexedSearch.Table(settings.tables().message(), "biz", "biz_type",
-                "biz_id", "event_status", false, MessageStatus.SUCCEEDED.code()), "message search");
+        this.engine = engine;
+        this.pageTimeLimit = pageTimeLimit;
+    }
+
+    /**
+     * This search with another limit on a page's reading time (default {@link OutboxSearch#MAX_PAGE_MILLIS} ms): after
+     * it a page reads no further chunk of its driving index and says it is incomplete, with a cursor that goes on where
+     * it stopped; the first chunk is always read. {@link Duration#ZERO}: one chunk a page. A long limit lets a page read
+     * up to {@link OutboxSearch#MAX_EXAMINED} rows whatever the time (a batch job, a test that counts rows).
+     *
+     * @throws dev.postbox.common.ValidationException when {@code limit} is negative
+     */
+    public MessageSearch pageTimeLimit(Duration limit) {
+        if (limit == null || limit.isNegative()) {
+            throw new dev.postbox.common.ValidationException("pageTimeLimit", "must be zero or more (was " + limit + ")");
+        }
+        return new MessageSearch(s, engine, limit);
     }
 
     /** {@link #search(MessageSearchQuery, PageRequest)} of the text {@code query} ({@link MessageSearchQuery#parse}). */
@@ -53,7 +76,7 @@ public final class MessageSearch {
 
     /** One page of the message events matching every condition of {@code q}. */
     public Result search(MessageSearchQuery q, PageRequest page) {
-        IndexedSearch.Found<MessageRecord> found = engine.search(criteria(q), page, MessageRows.COLUMNS,
+        IndexedSearch.Found<MessageRecord> found = engine.search(criteria(q), page, pageTimeLimit, MessageRows.COLUMNS,
                 MessageRows::read, MessageRecord::id);
         return new Result(found.items(), found.nextCursor(), found.examined(), found.complete(), driver(found.driver()));
     }

@@ -5,6 +5,7 @@ import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.outbox.OutboxRows;
 import dev.postbox.outbox.OutboxStatus;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -56,11 +57,33 @@ public final class OutboxSearch {
 
     private final Settings s;
     private final IndexedSearch engine;
+    private final Duration pageTimeLimit;
 
     OutboxSearch(Settings settings) {
+        this(settings, new IndexedSearch(settings, new IndexedSearch.Table(settings.tables().outbox(), "aggregate",
+                "aggregate_type", "aggregate_id", "publish_status", true, OutboxStatus.PUBLISHED.code()), "outbox search"),
+                Duration.ofMillis(MAX_PAGE_MILLIS));
+    }
+
+    private OutboxSearch(Settings settings, IndexedSearch engine, Duration pageTimeLimit) {
         this.s = settings;
-        this.engine = new IndexedSearch(settings, new IndexedSearch.Table(settings.tables().outbox(), "aggregate",
-                "aggregate_type", "aggregate_id", "publish_status", true, OutboxStatus.PUBLISHED.code()), "outbox search");
+        this.engine = engine;
+        this.pageTimeLimit = pageTimeLimit;
+    }
+
+    /**
+     * This search with another limit on a page's reading time (default {@link OutboxSearch#MAX_PAGE_MILLIS} ms): after
+     * it a page reads no further chunk of its driving index and says it is incomplete, with a cursor that goes on where
+     * it stopped; the first chunk is always read. {@link Duration#ZERO}: one chunk a page. A long limit lets a page read
+     * up to {@link OutboxSearch#MAX_EXAMINED} rows whatever the time (a batch job, a test that counts rows).
+     *
+     * @throws dev.postbox.common.ValidationException when {@code limit} is negative
+     */
+    public OutboxSearch pageTimeLimit(Duration limit) {
+        if (limit == null || limit.isNegative()) {
+            throw new dev.postbox.common.ValidationException("pageTimeLimit", "must be zero or more (was " + limit + ")");
+        }
+        return new OutboxSearch(s, engine, limit);
     }
 
     /** {@link #search(SearchQuery, PageRequest)} of the text {@code query} ({@link SearchQuery#parse}). */
@@ -70,7 +93,7 @@ public final class OutboxSearch {
 
     /** One page of the events matching every condition of {@code q}. */
     public Result search(SearchQuery q, PageRequest page) {
-        IndexedSearch.Found<OutboxRecord> found = engine.search(criteria(q), page, OutboxRows.COLUMNS, OutboxRows::read,
+        IndexedSearch.Found<OutboxRecord> found = engine.search(criteria(q), page, pageTimeLimit, OutboxRows.COLUMNS, OutboxRows::read,
                 OutboxRecord::id);
         return new Result(found.items(), found.nextCursor(), found.examined(), found.complete(), driver(found.driver()));
     }

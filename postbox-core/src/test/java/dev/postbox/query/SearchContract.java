@@ -171,16 +171,42 @@ public abstract class SearchContract extends DatabaseContract {
         }
         // the only HTTP event of type T9 is the oldest: a search for it must read past MAX_EXAMINED rows of T9
         set("B-0", "publish_channel = 'HTTP'");
-        OutboxSearch.Result first = search().search("type:T9 channel:HTTP", PageRequest.first(10));
+        // no time limit: this test counts rows, and a loaded machine must not cut a page short
+        OutboxSearch unlimited = search().pageTimeLimit(java.time.Duration.ofDays(1));
+        OutboxSearch.Result first = unlimited.search("type:T9 channel:HTTP", PageRequest.first(10));
         assertThat(first.items()).isEmpty();
         assertThat(first.examined()).isEqualTo(OutboxSearch.MAX_EXAMINED);
         assertThat(first.complete()).isFalse();
         assertThat(first.nextCursor()).isNotNull();
-        OutboxSearch.Result second = search().search("type:T9 channel:HTTP", PageRequest.after(first.nextCursor(), 10));
+        OutboxSearch.Result second = unlimited.search("type:T9 channel:HTTP", PageRequest.after(first.nextCursor(), 10));
         assertThat(second.items()).extracting(OutboxRecord::eventNo).containsExactly("B-0");
         assertThat(second.examined()).isEqualTo(300);
         assertThat(second.complete()).isTrue();
         assertThat(second.nextCursor()).isNull();
+
+        // a page whose time is up reads no further chunk (the first always): incomplete, and its cursor goes on
+        OutboxSearch cut = search().pageTimeLimit(java.time.Duration.ZERO);
+        List<String> found = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        long examined = 0;
+        do {
+            OutboxSearch.Result page = cut.search("type:T9 channel:HTTP",
+                    cursor == null ? PageRequest.first(10) : PageRequest.after(cursor, 10));
+            assertThat(page.examined()).as("one chunk a page").isBetween(1, 500);
+            page.items().forEach(r -> found.add(r.eventNo()));
+            examined += page.examined();
+            cursor = page.nextCursor();
+            pages++;
+            if (cursor != null) {
+                assertThat(page.complete()).isFalse();
+            }
+        } while (cursor != null && pages < 100);
+        assertThat(found).as("the cut pages together find what the uncut ones found").containsExactly("B-0");
+        assertThat(examined).as("every row read once").isEqualTo(more);
+        assertThat(pages).isEqualTo((more + 499) / 500);
+        assertThatThrownBy(() -> search().pageTimeLimit(java.time.Duration.ofMillis(-1)))
+                .isInstanceOf(dev.postbox.common.ValidationException.class).hasMessageStartingWith("pageTimeLimit:");
     }
 
     @Test
