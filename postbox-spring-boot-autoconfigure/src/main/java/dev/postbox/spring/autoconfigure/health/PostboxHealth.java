@@ -6,10 +6,10 @@ import dev.postbox.query.Queries;
 import dev.postbox.retention.Retention;
 import dev.postbox.retention.RetentionReport;
 import dev.postbox.retention.RetentionTable;
-import dev.postbox.spring.autoconfigure.RetentionRunway;
+import dev.postbox.micrometer.RetentionRunway;
 import dev.postbox.spring.autoconfigure.listener.PostboxListeners;
 import dev.postbox.spring.autoconfigure.metrics.BacklogMonitor;
-import dev.postbox.spring.autoconfigure.metrics.Backlogs;
+import dev.postbox.micrometer.Backlogs;
 
 import java.time.Duration;
 import java.util.ArrayList;

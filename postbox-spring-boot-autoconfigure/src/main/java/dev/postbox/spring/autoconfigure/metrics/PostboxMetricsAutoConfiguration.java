@@ -1,6 +1,7 @@
 package dev.postbox.spring.autoconfigure.metrics;
 
 import dev.postbox.Postbox;
+import dev.postbox.micrometer.PostboxMetrics;
 import dev.postbox.retention.Retention;
 import dev.postbox.spring.PublisherRoute;
 import dev.postbox.spring.autoconfigure.PostboxAutoConfiguration;

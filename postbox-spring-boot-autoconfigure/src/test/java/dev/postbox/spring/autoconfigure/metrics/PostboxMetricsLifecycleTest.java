@@ -1,5 +1,6 @@
 package dev.postbox.spring.autoconfigure.metrics;
 
+import dev.postbox.micrometer.PostboxMetrics;
 import dev.postbox.Postbox;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.testing.TestDatabase;

@@ -1,4 +1,4 @@
-package dev.postbox.spring.autoconfigure.metrics;
+package dev.postbox.micrometer;
 
 import dev.postbox.query.Backlog;
 import dev.postbox.query.Queries;

@@ -1,4 +1,4 @@
-package dev.postbox.spring.autoconfigure;
+package dev.postbox.micrometer;
 
 import dev.postbox.retention.Retention;
 
@@ -6,10 +6,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The outbox's partition runway as the starter shows it (the {@code postbox.retention.partition.runway} gauge and the
- * health details): the runway the last successful retention run left ({@link Retention.Status#partitionRunway()}),
+ * The outbox's partition runway as the meters and the starter show it (the {@code postbox.retention.partition.runway} gauge
+ * and the health details): the runway the last successful retention run left ({@link Retention.Status#partitionRunway()}),
  * less the time since that run ended, so that it shrinks while no run succeeds, as the real runway does. Read from
- * the status only, never from the database. For the auto-configuration; not an application API.
+ * the status only, never from the database. For the meters and the health checks; not an application API.
  */
 public final class RetentionRunway {
 

@@ -1,4 +1,4 @@
-package dev.postbox.spring.autoconfigure.metrics;
+package dev.postbox.micrometer;
 
 import dev.postbox.message.MessageRecord;
 import dev.postbox.message.WorkerListener;
@@ -51,11 +51,11 @@ import java.util.function.ToLongFunction;
  * It is the relay's and the worker's listener: each hook only increments a meter and never throws. Meters exist
  * from the first {@link #bindTo}; a registry bound later gets them too. Thread-safe.
  */
-final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener {
+public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener {
 
     /** Distinct channel tags kept; events of further channels (typos, usually, which go DEAD) share one tag. */
-    static final int MAX_CHANNELS = 64;
-    static final String OTHER_CHANNEL = "_other";
+    public static final int MAX_CHANNELS = 64;
+    public static final String OTHER_CHANNEL = "_other";
 
     private record ChannelMeters(Counter published, Counter failed, Counter dead, Timer latency) {
     }
@@ -78,7 +78,7 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
      * @param monitor       the source of the backlog gauges
      * @param knownChannels channels whose publish meters are registered at once (at 0), e.g. the routed ones
      */
-    PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels) {
+    public PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels) {
         this(monitor, knownChannels, null);
     }
 
@@ -86,7 +86,7 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
      * @param retention the source of the {@code postbox.retention.*} meters, or null (retention off: none of them,
      *                  and no {@code postbox.table.*} gauges)
      */
-    PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels, Retention retention) {
+    public PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels, Retention retention) {
         this.retention = retention;
         this.monitor = Objects.requireNonNull(monitor, "monitor");
         this.knownChannels = List.copyOf(knownChannels);
@@ -122,8 +122,16 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
     }
 
     /** The table's {@code table} tag: outbox, messages, consume-log, compensations. */
-    static String tableTag(RetentionTable table) {
-        return dev.postbox.spring.autoconfigure.PropertyErrors.kebab(table.field());
+    public static String tableTag(RetentionTable table) {
+        StringBuilder b = new StringBuilder();
+        for (char ch : table.field().toCharArray()) {
+            if (Character.isUpperCase(ch)) {
+                b.append('-').append(Character.toLowerCase(ch));
+            } else {
+                b.append(ch);
+            }
+        }
+        return b.toString();
     }
 
     private void retentionMeters(Retention r) {
@@ -159,7 +167,7 @@ final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener
     }
 
     private static double runwaySeconds(Retention r) {
-        Duration runway = dev.postbox.spring.autoconfigure.RetentionRunway.at(r.status(), r.clock().instant());
+        Duration runway = RetentionRunway.at(r.status(), r.clock().instant());
         return runway == null ? Double.NaN : runway.toNanos() / 1e9;
     }
 
