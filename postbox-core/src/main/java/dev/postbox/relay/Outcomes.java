@@ -85,6 +85,10 @@ final class Outcomes {
 
     private Leases.Failure failure(OutboxRecord r, PublishResult result, Instant now) {
         String reason = Check.clip(result.reason(), REASON_LIMIT);
+        if (!result.attempted()) { // held back by the publisher: not a retry, however long it lasts
+            Duration delay = result.retryAfter() != null ? result.retryAfter() : delay(r, Math.max(1, r.retryCount()));
+            return new Leases.Failure(r, false, reason, Instants.plus(now, delay), 0);
+        }
         int failures = r.retryCount() + 1;
         if (result.kind() == PublishResult.Kind.DEAD) {
             return new Leases.Failure(r, true, reason, null, 1);

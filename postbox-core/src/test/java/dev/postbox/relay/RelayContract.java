@@ -222,6 +222,39 @@ public abstract class RelayContract extends DatabaseContract {
     }
 
     @Test
+    final void anEventHeldBackUnsentFarLongerThanItsRetriesNeverCountsARetryNorGoesDead() throws Exception {
+        writeEvents(12, 3, "held");
+        Receiver receiver = new Receiver();
+        int max = postbox.queries().outbox().byEventNo("held-0").orElseThrow().maxRetryCount();
+        java.util.concurrent.atomic.AtomicBoolean paused = new java.util.concurrent.atomic.AtomicBoolean(true);
+        // a destination paused (or at its in-flight bound), as postbox-server's publisher reports it
+        Publisher pausable = failing(r -> paused.get()
+                ? PublishResult.notSent("destination 'd' paused", Duration.ofSeconds(5)) : PublishResult.published(),
+                receiver);
+        try (Relay relay = relay(pausable, "relay-1").build()) {
+            for (int round = 0; round < max + 5; round++) {
+                relay.runOnce();
+                clock.advance(Duration.ofSeconds(5));
+            }
+            for (int i = 0; i < 12; i++) {
+                OutboxRecord r = postbox.queries().outbox().byEventNo("held-" + i).orElseThrow();
+                assertThat(r.status()).as("held-" + i).isIn(OutboxStatus.FAILED, OutboxStatus.PENDING);
+                assertThat(r.retryCount()).as("held-" + i + ": no retry counted").isZero();
+            }
+            OutboxRecord head = postbox.queries().outbox().byEventNo("held-0").orElseThrow();
+            assertThat(head.status()).isEqualTo(OutboxStatus.FAILED);
+            assertThat(head.failReason()).isEqualTo("destination 'd' paused");
+            assertThat(receiver.distinct()).isZero();
+            paused.set(false);
+            drain(relay);
+        }
+        assertThat(receiver.distinct()).isEqualTo(12);
+        assertThat(receiver.duplicates()).isZero();
+        assertThat(receiver.orderViolations()).isEmpty();
+        assertThat(postbox.queries().outbox().byEventNo("held-11").orElseThrow().status()).isEqualTo(OutboxStatus.PUBLISHED);
+    }
+
+    @Test
     final void anEventReportedPublishedBehindAFailureOfItsAggregateInTheSameCallIsSentAgainAfterIt() throws Exception {
         writeEvents(40, 4, "order.event"); // aggregate A0 holds events 0, 4, 8, ..., 36
         Receiver receiver = new Receiver();
