@@ -1,6 +1,7 @@
 package dev.postbox.console;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
@@ -72,7 +73,19 @@ public final class ConsoleServer implements AutoCloseable {
         return URI.create("http://" + host + ":" + port() + mount + "/");
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
+    /**
+     * The console as a handler for a JDK HTTP server of the caller's, answering under {@code mountPath} (e.g.
+     * {@code /console/orders}; create the context at that path): for a process that already serves HTTP, as
+     * postbox-server does for each of its sources. A console without authentication still answers only requests
+     * from this machine; the server, its threads and TLS are the caller's.
+     */
+    public static HttpHandler handler(ConsoleApi api, String mountPath) {
+        Objects.requireNonNull(api, "api");
+        String mount = MountPath.normalize(mountPath);
+        return exchange -> serve(api, mount, exchange);
+    }
+
+    private static void serve(ConsoleApi api, String mount, HttpExchange exchange) throws IOException {
         try (exchange) {
             String raw = exchange.getRequestURI().getRawPath();
             String rawQuery = exchange.getRequestURI().getRawQuery();
@@ -189,7 +202,7 @@ public final class ConsoleServer implements AutoCloseable {
                 throw new UncheckedIOException("cannot listen on " + host + ":" + port, e);
             }
             ConsoleServer console = new ConsoleServer(api, server, executor, path);
-            server.createContext(path.isEmpty() ? "/" : path, console::handle);
+            server.createContext(path.isEmpty() ? "/" : path, handler(api, path));
             server.setExecutor(executor);
             server.start();
             log.info("console: serving {} ({})", console.uri(), api.insecure() ? "NO AUTHENTICATION" : "authenticated");

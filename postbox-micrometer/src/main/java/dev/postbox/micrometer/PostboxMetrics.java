@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -87,6 +88,16 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
      *                  and no {@code postbox.table.*} gauges)
      */
     public PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels, Retention retention) {
+        this(monitor, knownChannels, retention, List.of());
+    }
+
+    /**
+     * @param tags on every meter, e.g. {@code source=orders} where one registry holds the meters of several Postboxes
+     *             (postbox-server: one per source)
+     */
+    public PostboxMetrics(BacklogMonitor monitor, Collection<String> knownChannels, Retention retention,
+                          Iterable<Tag> tags) {
+        registry.config().commonTags(tags);
         this.retention = retention;
         this.monitor = Objects.requireNonNull(monitor, "monitor");
         this.knownChannels = List.copyOf(knownChannels);

@@ -21,7 +21,7 @@ import java.util.concurrent.Callable;
 @Command(name = "postbox-server", mixinStandardHelpOptions = true, version = "postbox-server 0.1.0-SNAPSHOT",
         description = "The standalone Postbox relay: N source databases x M destinations from one YAML file.",
         subcommands = {PostboxServerCommand.Run.class, PostboxServerCommand.Validate.class,
-                PostboxServerCommand.SampleEvents.class})
+                PostboxServerCommand.SampleEvents.class, PostboxServerCommand.HashPassword.class})
 public final class PostboxServerCommand implements Callable<Integer> {
 
     /** Exit code: a check of {@code validate} failed. */
@@ -71,6 +71,9 @@ public final class PostboxServerCommand implements Callable<Integer> {
             if (config == null) {
                 return BAD_CONFIGURATION;
             }
+            if (config.server().jsonLogs()) {
+                Logs.json();
+            }
             RelayServer server;
             try {
                 server = RelayServer.start(config);
@@ -83,9 +86,43 @@ public final class PostboxServerCommand implements Callable<Integer> {
                 server.close();
                 stopped.countDown();
             }, "postbox-server-shutdown"));
-            spec.commandLine().getOut().println("postbox-server running: health on port " + server.port());
+            spec.commandLine().getOut().println("postbox-server running: health on port " + server.port()
+                    + " (/health/ready; /metrics, /api/sources, /api/destinations, the consoles under /)");
             spec.commandLine().getOut().flush();
             stopped.await();
+            return 0;
+        }
+    }
+
+    /** {@code hash-password}: a console user's {@code password-hash} for the configuration file. */
+    @Command(name = "hash-password", mixinStandardHelpOptions = true,
+            description = "Print the hash of a console user's password for server.console.users.NAME.password-hash;"
+                    + " the password is read from the terminal without echo, or from standard input with --stdin.")
+    static final class HashPassword implements Callable<Integer> {
+
+        @Option(names = "--stdin", description = "read the password from the first line of standard input")
+        boolean stdin;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() throws java.io.IOException {
+            char[] password;
+            if (stdin || System.console() == null) {
+                String line = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                        java.nio.charset.StandardCharsets.UTF_8)).readLine();
+                password = line == null ? new char[0] : line.toCharArray();
+            } else {
+                password = System.console().readPassword("password: ");
+            }
+            if (password == null || password.length < 8) {
+                spec.commandLine().getErr().println("password: must be at least 8 characters");
+                return BAD_CONFIGURATION;
+            }
+            spec.commandLine().getOut().println(dev.postbox.console.PasswordHash.create(password));
+            java.util.Arrays.fill(password, ' ');
+            spec.commandLine().getOut().flush();
             return 0;
         }
     }

@@ -1,11 +1,10 @@
 package dev.postbox.server;
 
 import com.rabbitmq.client.ConnectionFactory;
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.postbox.Postbox;
+import dev.postbox.console.ConsoleApi;
+import dev.postbox.console.ConsoleServer;
 import dev.postbox.http.HttpPublisher;
-import dev.postbox.jdbc.SchemaState;
 import dev.postbox.kafka.KafkaPublisher;
 import dev.postbox.kafka.KafkaPublisherBuilder;
 import dev.postbox.nats.NatsPublisher;
@@ -14,15 +13,15 @@ import dev.postbox.relay.Relay;
 import dev.postbox.relay.Routes;
 import dev.postbox.server.config.ServerConfig;
 import dev.postbox.spi.Publisher;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -30,13 +29,22 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A running server: one relay per source (per tenant table set), each on its own connection pool, publishing through
- * the routes of its source to the destinations, each destination shared by the sources routed to it behind its
- * in-flight bound; {@code /health} (live) and {@code /health/ready} (every relay running and trusting its clock) with
- * details per source and destination. {@link #close()} is the graceful shutdown: the relays stop claiming and finish
- * or give back what they hold, then the destinations close, then the HTTP endpoint.
+ * A running server: one relay per source (per tenant table set), each a {@link SourceRelay} with its own connection
+ * pool, publishing through the routes of its source to the destinations, each destination shared by the sources routed
+ * to it behind its in-flight bound. A source whose database cannot be reached waits (and is tried again) while the
+ * others run. Served on {@code server.address:server.port}: {@code /health} (live) and {@code /health/ready} (every
+ * source running or paused on purpose, every destination's last outcome a success) with details; {@code /metrics}
+ * (Prometheus: the {@code postbox.*} meters of each source tagged {@code source}, and each destination's);
+ * {@code /api/sources} and {@code /api/destinations} with {@code POST .../NAME/pause|resume|drain} ({@link ControlApi});
+ * the operations console of each source at {@code /console/SOURCE/} (an index at {@code /}). {@link #close()} is the
+ * graceful shutdown: the relays stop claiming and finish or give back what they hold, then the destinations close,
+ * then HTTP.
  */
 public final class RelayServer implements AutoCloseable {
 
@@ -44,9 +52,16 @@ public final class RelayServer implements AutoCloseable {
 
     private final ServerConfig config;
     private final String instanceId;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "postbox-server-timer");
+        t.setDaemon(true);
+        return t;
+    });
     private final Map<String, BoundedPublisher> destinations = new LinkedHashMap<>();
-    private final Map<String, Relay> relays = new LinkedHashMap<>();
+    private final Map<String, SourceRelay> sources = new LinkedHashMap<>();
     private HttpServer http;
+    private ExecutorService httpThreads;
     private volatile boolean closing;
 
     private RelayServer(ServerConfig config) {
@@ -56,32 +71,65 @@ public final class RelayServer implements AutoCloseable {
     }
 
     /**
-     * Starts everything {@code config} names; a source whose tables are missing or old, or a destination whose client
-     * cannot be built, fails the start naming its key, and what was started is closed again.
+     * Starts everything {@code config} names; a reachable source whose tables are missing or old, relay settings out
+     * of Postbox's limits, or a destination whose client cannot be built, fail the start naming its key, and what was
+     * started is closed again. A source whose database cannot be reached does not: it waits, see {@link SourceRelay}.
      */
     public static RelayServer start(ServerConfig config) {
         RelayServer server = new RelayServer(config);
         try {
             server.startDestinations();
-            server.startRelays();
+            server.startSources();
             server.startHttp();
         } catch (RuntimeException | IOException e) {
             server.close();
             throw e instanceof ServerStartException s ? s : new ServerStartException("postbox-server did not start: " + e, e);
         }
-        log.info("postbox-server {} relaying {} to {}; health on http://{}:{}/health", server.instanceId,
-                server.relays.keySet(), server.destinations.keySet(), config.server().address(), server.port());
+        log.info("postbox-server {} relaying {} to {}; http://{}:{}/ (health, metrics, api, console)", server.instanceId,
+                server.sources.keySet(), server.destinations.keySet(), config.server().address(), server.port());
         return server;
     }
 
-    /** The port health listens on (the configured one, or the one found for port 0). */
+    /** The port it listens on (the configured one, or the one found for port 0). */
     public int port() {
         return http.getAddress().getPort();
     }
 
-    /** The relays by bulkhead name ({@code source} or {@code source[tenant]}). */
+    /** The running relays by bulkhead name ({@code source} or {@code source[tenant]}); waiting or paused ones absent. */
     public Map<String, Relay> relays() {
-        return Collections.unmodifiableMap(relays);
+        Map<String, Relay> out = new LinkedHashMap<>();
+        sources.forEach((name, s) -> {
+            Relay r = s.relay();
+            if (r != null) {
+                out.put(name, r);
+            }
+        });
+        return Collections.unmodifiableMap(out);
+    }
+
+    /** The Prometheus text of every meter, as {@code /metrics} serves it. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    Map<String, SourceRelay> sources() {
+        return Collections.unmodifiableMap(sources);
+    }
+
+    Map<String, BoundedPublisher> destinations() {
+        return Collections.unmodifiableMap(destinations);
+    }
+
+    String instanceId() {
+        return instanceId;
+    }
+
+    String destinationType(String name) {
+        return config.destinations().get(name).type();
+    }
+
+    boolean closing() {
+        return closing;
     }
 
     private void startDestinations() {
@@ -92,7 +140,7 @@ public final class RelayServer implements AutoCloseable {
             } catch (RuntimeException e) {
                 throw new ServerStartException("destinations." + d.name() + ": " + e.getMessage(), e);
             }
-            destinations.put(d.name(), new BoundedPublisher(d.name(), p, d.maxInFlight()));
+            destinations.put(d.name(), new BoundedPublisher(d.name(), p, d.maxInFlight(), registry));
         }
     }
 
@@ -123,13 +171,15 @@ public final class RelayServer implements AutoCloseable {
         return b.build();
     }
 
-    private void startRelays() {
+    private void startSources() {
         for (ServerConfig.Source source : config.sources().values()) {
             Routes.Builder routes = Routes.builder();
+            Set<String> channels = new LinkedHashSet<>();
             for (ServerConfig.Route r : config.routes()) {
                 if (!r.source().equals(source.name())) {
                     continue;
                 }
+                channels.add(r.channel());
                 BoundedPublisher p = destinations.get(r.destination());
                 if (r.topic() == null) {
                     routes.channel(r.channel(), p);
@@ -139,88 +189,58 @@ public final class RelayServer implements AutoCloseable {
             }
             Routes built = routes.build();
             for (ServerConfig.Bulkhead b : source.bulkheads()) {
-                String key = "sources." + source.name() + (source.tenants().isEmpty() ? ""
-                        : ".tenants." + b.name().substring(source.name().length() + 1, b.name().length() - 1));
-                Postbox postbox = Postbox.builder(new UrlDataSource(source.jdbcUrl(), source.username(), source.password()))
-                        .tablePrefix(b.tablePrefix()).build();
-                SchemaState state = postbox.schema().inspect();
-                if (!state.current()) {
-                    throw new ServerStartException(key + ": the Postbox tables " + b.tablePrefix() + "* are at version "
-                            + state.foundVersion() + ", this Postbox needs " + state.expectedVersion() + " (run "
-                            + "postbox-server validate for what is missing)", null);
-                }
-                String problem = Relays.check(postbox, "sources." + source.name(), source.relay());
-                if (problem != null) {
-                    throw new ServerStartException(problem, null);
-                }
-                Relay relay = Relays.builder(postbox, built, source.relay())
-                        .instanceId(instanceId + "/" + b.name()).start();
-                relays.put(b.name(), relay);
+                SourceRelay s = new SourceRelay(b, built, channels, instanceId, config.server().console(), registry,
+                        timer);
+                sources.put(b.name(), s);
+                s.start();
             }
         }
     }
 
     private void startHttp() throws IOException {
         http = HttpServer.create(new InetSocketAddress(config.server().address(), config.server().port()), 0);
-        http.createContext("/health", this::health);
-        http.setExecutor(null);
+        ControlApi api = new ControlApi(this, config.server().apiToken());
+        http.createContext("/health", api::health);
+        http.createContext("/metrics", api::metrics);
+        http.createContext("/api/", api::api);
+        http.createContext("/", api::index);
+        for (SourceRelay s : sources.values()) {
+            http.createContext(s.consolePath(), exchange -> {
+                ConsoleApi console = s.console();
+                if (console == null) {
+                    try (exchange) {
+                        ControlApi.send(exchange, 503, "{\"error\":\"source " + s.name() + " is " + s.state()
+                                + (config.server().console().enabled() ? "" : " and the console is off") + "\"}");
+                    }
+                    return;
+                }
+                ConsoleServer.handler(console, s.consolePath()).handle(exchange);
+            });
+        }
+        AtomicInteger n = new AtomicInteger();
+        httpThreads = Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, "postbox-server-http-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        http.setExecutor(httpThreads);
         http.start();
-    }
-
-    private void health(HttpExchange exchange) throws IOException {
-        try (exchange) {
-            String path = exchange.getRequestURI().getPath();
-            boolean ready = path.equals("/health/ready");
-            if (!ready && !path.equals("/health")) {
-                send(exchange, 404, "{\"error\":\"not found\"}");
-                return;
-            }
-            if (!ready) {
-                send(exchange, closing ? 503 : 200, "{\"status\":\"" + (closing ? "DOWN" : "UP") + "\"}");
-                return;
-            }
-            boolean up = !closing;
-            StringBuilder sources = new StringBuilder();
-            for (Map.Entry<String, Relay> e : relays.entrySet()) {
-                Relay r = e.getValue();
-                boolean ok = r.isRunning() && r.clockTrusted();
-                up &= ok;
-                sources.append(sources.length() == 0 ? "" : ",").append(Json.string(e.getKey())).append(":{\"status\":\"")
-                        .append(ok ? "UP" : "DOWN").append("\",\"running\":").append(r.isRunning())
-                        .append(",\"clockTrusted\":").append(r.clockTrusted()).append(",\"instanceId\":")
-                        .append(Json.string(r.instanceId())).append('}');
-            }
-            StringBuilder dests = new StringBuilder();
-            for (BoundedPublisher d : destinations.values()) {
-                dests.append(dests.length() == 0 ? "" : ",").append(Json.string(d.name())).append(":{\"type\":\"")
-                        .append(config.destinations().get(d.name()).type()).append("\",\"inFlight\":").append(d.inFlight())
-                        .append(",\"maxInFlight\":").append(d.maxInFlight()).append('}');
-            }
-            send(exchange, up ? 200 : 503, "{\"status\":\"" + (up ? "UP" : "DOWN") + "\",\"instanceId\":"
-                    + Json.string(instanceId) + ",\"sources\":{" + sources + "},\"destinations\":{" + dests + "}}");
-        }
-    }
-
-    private static void send(HttpExchange exchange, int status, String json) throws IOException {
-        byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, body.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(body);
-        }
     }
 
     /** Graceful: the relays stop claiming and finish or give back their leases; then the destinations, then HTTP. */
     @Override
     public synchronized void close() {
+        if (closing) {
+            return;
+        }
         closing = true;
-        List<Relay> reverse = new ArrayList<>(relays.values());
+        List<SourceRelay> reverse = new ArrayList<>(sources.values());
         Collections.reverse(reverse);
-        for (Relay r : reverse) {
+        for (SourceRelay s : reverse) {
             try {
-                r.close();
+                s.close();
             } catch (RuntimeException e) {
-                log.warn("Closing relay {} failed: {}", r.instanceId(), e.toString());
+                log.warn("Closing source {} failed: {}", s.name(), e.toString());
             }
         }
         for (BoundedPublisher d : destinations.values()) {
@@ -230,9 +250,12 @@ public final class RelayServer implements AutoCloseable {
                 log.warn("Closing destination {} failed: {}", d.name(), e.toString());
             }
         }
+        timer.shutdownNow();
         if (http != null) {
             http.stop(0);
+            httpThreads.shutdownNow();
         }
+        log.info("postbox-server {} stopped", instanceId);
     }
 
     /** The server could not start: the message names the key of the source or destination at fault. */

@@ -214,8 +214,8 @@ class RelayServerTest {
                     + "/health/ready")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
             assertThat(ready.body()).contains("\"status\":\"UP\"", "\"instanceId\":\"test-server\"",
-                    "\"orders\":{\"status\":\"UP\",\"running\":true", "\"billing\":{\"status\":\"UP\"",
-                    "\"kafka\":{\"type\":\"kafka\"", "\"hook\":{\"type\":\"http\"", "\"instanceId\":\"test-server/orders\"");
+                    "\"orders\":{\"status\":\"UP\",\"state\":\"RUNNING\"", "\"billing\":{\"status\":\"UP\"",
+                    "\"kafka\":{\"type\":\"kafka\",\"status\":\"UP\"", "\"hook\":{\"type\":\"http\",\"status\":\"UP\"", "\"instanceId\":\"test-server/orders\"");
             HttpResponse<String> live = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
                     + "/health")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(live.statusCode()).isEqualTo(200);

@@ -51,7 +51,10 @@ import java.util.regex.Pattern;
 public final class ConfigLoader {
 
     static final Set<String> TOP = Set.of("server", "sources", "destinations", "routes");
-    static final Set<String> SERVER = Set.of("address", "port", "instance-id");
+    static final Set<String> SERVER = Set.of("address", "port", "instance-id", "api-token", "console", "json-logs");
+    static final Set<String> CONSOLE = Set.of("enabled", "read-only", "users");
+    static final Set<String> CONSOLE_USER = Set.of("password-hash", "role");
+    static final Set<String> ROLES = Set.of("viewer", "operator", "admin");
     static final Set<String> SOURCE = Set.of("jdbc-url", "username", "password", "table-prefix", "tenants", "pool-size",
             "relay");
     static final Set<String> RELAY = Set.of("batch-size", "pool-size", "in-flight-batches", "lease-duration",
@@ -185,7 +188,51 @@ public final class ConfigLoader {
             String address = string(m, "server", "address", false, "0.0.0.0");
             Integer port = integer(m, "server", "port", 0, 65535, DEFAULT_PORT);
             String instance = string(m, "server", "instance-id", false, null);
-            return new ServerConfig.Server(address, port == null ? DEFAULT_PORT : port, instance);
+            String token = string(m, "server", "api-token", false, null);
+            if (token != null && token.length() < 16) {
+                problem("server.api-token", "must be at least 16 characters (was " + token.length() + ")");
+            }
+            Boolean json = bool(m, "server", "json-logs");
+            return new ServerConfig.Server(address, port == null ? DEFAULT_PORT : port, instance,
+                    token == null || token.isEmpty() ? null : token, console(m.get("console")), json != null && json);
+        }
+
+        ServerConfig.Console console(Object node) {
+            if (node == null) {
+                return ServerConfig.Console.DEFAULT;
+            }
+            Map<String, Object> m = map(node, "server.console");
+            if (m == null) {
+                return ServerConfig.Console.DEFAULT;
+            }
+            only(m, "server.console", CONSOLE);
+            Boolean enabled = bool(m, "server.console", "enabled");
+            Boolean readOnly = bool(m, "server.console", "read-only");
+            Map<String, ServerConfig.ConsoleUser> users = new LinkedHashMap<>();
+            Object u = m.get("users");
+            Map<String, Object> um = u == null ? Map.of() : map(u, "server.console.users");
+            if (um != null) {
+                for (Map.Entry<String, Object> e : um.entrySet()) {
+                    String key = "server.console.users." + e.getKey();
+                    Map<String, Object> user = map(e.getValue(), key);
+                    if (user == null) {
+                        continue;
+                    }
+                    only(user, key, CONSOLE_USER);
+                    String hash = string(user, key, "password-hash", true, null);
+                    if (hash != null && !hash.isBlank() && !hash.startsWith("pbkdf2")) {
+                        problem(key + ".password-hash", "must be a hash from 'postbox-server hash-password', never"
+                                + " the password itself");
+                    }
+                    String role = string(user, key, "role", false, "viewer");
+                    if (role != null && !ROLES.contains(role.toLowerCase(Locale.ROOT))) {
+                        problem(key + ".role", "must be viewer, operator or admin (was '" + role + "')");
+                    }
+                    users.put(e.getKey(), new ServerConfig.ConsoleUser(e.getKey(), hash,
+                            role == null ? "viewer" : role.toLowerCase(Locale.ROOT)));
+                }
+            }
+            return new ServerConfig.Console(enabled == null || enabled, readOnly != null && readOnly, users);
         }
 
         /** A map of names to entries: non-empty, each name usable in messages, metrics and tenants' names. */

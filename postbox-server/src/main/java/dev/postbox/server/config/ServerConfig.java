@@ -31,8 +31,44 @@ public record ServerConfig(Server server, Map<String, Source> sources, Map<Strin
      * @param address     the address health, metrics and the console listen on
      * @param port        their port (0: any free one)
      * @param instanceId  this replica's name in leases and heartbeats (default: the host name and process id)
+     * @param apiToken    the bearer token the control API (pause, resume, drain) asks for; null: that API answers
+     *                    only requests from this machine
+     * @param console     the operations console, one per source at {@code /console/<source>/}
+     * @param jsonLogs    one JSON object per log line on standard output instead of text
      */
-    public record Server(String address, int port, String instanceId) {
+    public record Server(String address, int port, String instanceId, String apiToken, Console console,
+                         boolean jsonLogs) {
+
+        /** No token, the console on without users (this machine only), text logs. */
+        public Server(String address, int port, String instanceId) {
+            this(address, port, instanceId, null, Console.DEFAULT, false);
+        }
+    }
+
+    /**
+     * The console the server serves for each source.
+     *
+     * @param enabled  false: no console
+     * @param readOnly true: nobody can retry or cancel through it
+     * @param users    name -> user; empty: no authentication, and it answers only requests from this machine
+     */
+    public record Console(boolean enabled, boolean readOnly, Map<String, ConsoleUser> users) {
+
+        /** On, without users. */
+        public static final Console DEFAULT = new Console(true, false, Map.of());
+
+        public Console {
+            users = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(users));
+        }
+    }
+
+    /**
+     * A console user.
+     *
+     * @param passwordHash {@code postbox-server hash-password} (PBKDF2) output; never the password itself
+     * @param role         viewer, operator or admin
+     */
+    public record ConsoleUser(String name, String passwordHash, String role) {
     }
 
     /**

@@ -173,6 +173,18 @@ class ConfigLoaderTest {
                         "routes: must be a list of routes"),
                 Arguments.of("no destinations", GOOD.replaceAll("(?s)destinations:.*?routes:", "routes:"),
                         "destinations: at least one destination is required"),
+                Arguments.of("an API token too short to guess at", GOOD.replace("instance-id: relay-a",
+                        "instance-id: relay-a\n  api-token: short"), "server.api-token: must be at least 16 characters (was 5)"),
+                Arguments.of("JSON logs that are not a boolean", GOOD.replace("instance-id: relay-a",
+                        "instance-id: relay-a\n  json-logs: yes please"), "server.json-logs: must be true or false"),
+                Arguments.of("a console user with a password", GOOD.replace("instance-id: relay-a", "instance-id: relay-a\n"
+                        + "  console: {users: {ann: {password-hash: hunter2, role: admin}}}"),
+                        "server.console.users.ann.password-hash: must be a hash from 'postbox-server hash-password'"),
+                Arguments.of("a console user of no role", GOOD.replace("instance-id: relay-a", "instance-id: relay-a\n"
+                        + "  console: {users: {ann: {password-hash: 'pbkdf2-sha256$1$a$b', role: boss}}}"),
+                        "server.console.users.ann.role: must be viewer, operator or admin (was 'boss')"),
+                Arguments.of("an unknown console key", GOOD.replace("instance-id: relay-a", "instance-id: relay-a\n"
+                        + "  console: {enable: false}"), "server.console.enable: unknown key"),
                 Arguments.of("a source that is a list", GOOD.replace("  orders:\n    jdbc-url", "  orders: [1]\n  x:\n    jdbc-url"),
                         "sources.orders: must be a map of keys to values (was a list)"));
     }
@@ -184,6 +196,27 @@ class ConfigLoaderTest {
         assertThat(e).as(what + ": a ConfigException").isNotNull();
         assertThat(e.problems()).as(what).anySatisfy(p -> assertThat(p).contains(expected));
         assertThat(e.getMessage()).startsWith("test.yml: ").contains(expected);
+    }
+
+    @Test
+    void theServerSectionsOptionsAreRead() {
+        ServerConfig c = load(GOOD.replace("instance-id: relay-a", """
+                instance-id: relay-a
+                  api-token: ${PG_PASSWORD}-and-more-of-it
+                  json-logs: true
+                  console:
+                    read-only: true
+                    users:
+                      ann: {password-hash: 'pbkdf2-sha256$600000$c2FsdA$aGFzaA', role: Operator}
+                      bob: {password-hash: 'pbkdf2-sha256$600000$c2FsdA$aGFzaA'}"""));
+        assertThat(c.server().apiToken()).isEqualTo("s3cret-and-more-of-it");
+        assertThat(c.server().jsonLogs()).isTrue();
+        assertThat(c.server().console().enabled()).isTrue();
+        assertThat(c.server().console().readOnly()).isTrue();
+        assertThat(c.server().console().users().values()).extracting(ServerConfig.ConsoleUser::name,
+                ServerConfig.ConsoleUser::role).containsExactly(org.assertj.core.groups.Tuple.tuple("ann", "operator"),
+                org.assertj.core.groups.Tuple.tuple("bob", "viewer"));
+        assertThat(load(GOOD).server().console()).isEqualTo(ServerConfig.Console.DEFAULT);
     }
 
     @Test
