@@ -203,7 +203,7 @@ final class SourceRelay implements AutoCloseable {
         if (consoleConfig.users().isEmpty()) {
             b.insecureNoAuthentication(Operator.of("local", Role.ADMIN));
         } else {
-            BasicAuthenticator.Builder auth = BasicAuthenticator.builder().realm("postbox-server " + name());
+            BasicAuthenticator.Builder auth = BasicAuthenticator.builder().realm("postbox-server"); // one realm: the users are the server's
             consoleConfig.users().values().forEach(u -> auth.user(u.name(), u.passwordHash(),
                     Role.valueOf(u.role().toUpperCase(Locale.ROOT))));
             b.authenticator(auth.build());
