@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A destination's publisher behind its in-flight bound ({@code max-in-flight}), shared by every source routed to it: a
- * send takes a permit and returns it when its outcome is known. An event that finds none is not sent
+ * send takes a permit and returns it when its outcome is known. An event that finds none is not sent, nor is any
+ * event after it in the same call (a later event of its aggregate must not overtake it)
  * ({@link PublishResult#notSent}: no retry counted) and is tried again after a short wait, so a saturated or slow
  * destination holds back only the events routed to it, never a relay's thread nor the other destinations. A paused
  * destination (the server's API) sends nothing: its events wait the same way, never going DEAD for it. Its meters:
@@ -31,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 final class BoundedPublisher implements Publisher, AutoCloseable {
 
     /** How long an event held back at the bound waits before its next try. */
-    static final Duration SATURATED_WAIT = Duration.ofMillis(500);
+    static final Duration SATURATED_WAIT = Duration.ofMillis(200);
     /** How long an event of a paused destination waits before its next try. */
     static final Duration PAUSED_WAIT = Duration.ofSeconds(2);
 
@@ -136,12 +137,16 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
         }
         List<OutboxRecord> sent = new ArrayList<>(records.size());
         List<Integer> at = new ArrayList<>(records.size());
+        boolean full = false;
         for (int i = 0; i < records.size(); i++) {
             out.add(null);
-            if (permits.tryAcquire()) {
+            // once one event found no permit, none after it in this call is sent: a later event of the same
+            // aggregate must never overtake it (a permit freed meanwhile would let it)
+            if (!full && permits.tryAcquire()) {
                 sent.add(records.get(i));
                 at.add(i);
             } else {
+                full = true;
                 notSent.increment();
                 out.set(i, CompletableFuture.completedFuture(PublishResult.notSent("destination '" + name + "' has "
                         + max + " sends in flight (max-in-flight): not sent, tried again shortly", SATURATED_WAIT)));

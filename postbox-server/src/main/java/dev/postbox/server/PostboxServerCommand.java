@@ -82,9 +82,16 @@ public final class PostboxServerCommand implements Callable<Integer> {
                 return CHECK_FAILED;
             }
             java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+            PrintWriter out = spec.commandLine().getOut();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 server.close();
                 stopped.countDown();
+                out.flush();
+                System.out.flush();
+                System.err.flush();
+                // a stop asked for (SIGTERM, Ctrl-C) and done gracefully is a success: exit 0, not 143; main's own
+                // System.exit would block here, the JVM being already on its way out
+                Runtime.getRuntime().halt(0);
             }, "postbox-server-shutdown"));
             spec.commandLine().getOut().println("postbox-server running: health on port " + server.port()
                     + " (/health/ready; /metrics, /api/sources, /api/destinations, the consoles under /)");

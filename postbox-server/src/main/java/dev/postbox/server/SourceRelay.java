@@ -212,8 +212,12 @@ final class SourceRelay implements AutoCloseable {
     }
 
     private void startRelay() {
-        relay = Relays.builder(postbox, routes, bulkhead.source().relay()).listener(metrics)
-                .instanceId(instanceId + "/" + name()).start();
+        dev.postbox.relay.RelayBuilder b = Relays.builder(postbox, routes, bulkhead.source().relay()).listener(metrics)
+                .instanceId(instanceId + "/" + name());
+        if (bulkhead.source().relay().poolSize() == null) {
+            b.poolSize(bulkhead.source().poolSize()); // sources.NAME.pool-size, unless relay.pool-size says otherwise
+        }
+        relay = b.start();
     }
 
     private void waiting(String why, boolean first) {

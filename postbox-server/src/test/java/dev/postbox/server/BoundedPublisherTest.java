@@ -72,6 +72,62 @@ class BoundedPublisherTest {
         assertThat(bounded.inFlight()).isEqualTo(1);
     }
 
+    /**
+     * Permits freed by other threads while a call takes its permits never let a later event of the call go out while an
+     * earlier one was held back: what a call sends is always a prefix of it (else a later event of an aggregate would
+     * overtake an earlier one, and the relay would send it again after it).
+     */
+    @Test
+    void whatACallSendsIsAlwaysAPrefixOfItEvenWhilePermitsComeBack() throws Exception {
+        java.util.concurrent.ConcurrentLinkedQueue<CompletableFuture<PublishResult>> open =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        Publisher async = records -> {
+            List<CompletionStage<PublishResult>> out = new ArrayList<>();
+            for (OutboxRecord ignored : records) {
+                CompletableFuture<PublishResult> f = new CompletableFuture<>();
+                open.add(f);
+                out.add(f);
+            }
+            return out;
+        };
+        BoundedPublisher bounded = new BoundedPublisher("nats", async, 8);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread completer = new Thread(() -> {
+            while (!stop.get()) {
+                CompletableFuture<PublishResult> f = open.poll();
+                if (f != null) {
+                    f.complete(PublishResult.published());
+                }
+            }
+        });
+        completer.start();
+        try {
+            List<OutboxRecord> call = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                call.add(event("E" + i));
+            }
+            int partial = 0;
+            for (int round = 0; round < 20_000; round++) {
+                List<CompletionStage<PublishResult>> results = bounded.publish(call);
+                boolean heldBack = false;
+                for (int i = 0; i < results.size(); i++) {
+                    PublishResult r = now(results.get(i));
+                    boolean held = r != null && !r.attempted();
+                    if (heldBack) {
+                        assertThat(held).as("round " + round + ": event " + i + " sent after an earlier one was held back")
+                                .isTrue();
+                    }
+                    heldBack |= held;
+                }
+                partial += heldBack ? 1 : 0;
+            }
+            assertThat(partial).as("calls that met the bound (the case under test happened)").isPositive();
+        } finally {
+            stop.set(true);
+            completer.join();
+        }
+    }
+
     @Test
     void aDestinationThatThrowsGivesEveryPermitBack() {
         Slow slow = new Slow();

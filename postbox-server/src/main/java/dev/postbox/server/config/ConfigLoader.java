@@ -74,7 +74,7 @@ public final class ConfigLoader {
     /** Default size of a source's own connection pool. */
     public static final int DEFAULT_SOURCE_POOL = 4;
     /** Default bound on the sends to one destination at once. */
-    public static final int DEFAULT_MAX_IN_FLIGHT = 256;
+    public static final int DEFAULT_MAX_IN_FLIGHT = 4096;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
     private static final Pattern VARIABLE = Pattern.compile("\\$\\$\\{|\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::([^}]*))?}");
@@ -331,8 +331,9 @@ public final class ConfigLoader {
             return new ServerConfig.RelaySettings(
                     integer(m, key, "batch-size", 1, dev.postbox.relay.RelayDefaults.MAX_BATCH_SIZE, null),
                     integer(m, key, "pool-size", 1, 64, null),
-                    integer(m, key, "in-flight-batches", 1, 64, null),
-                    duration(m, key, "lease-duration"), duration(m, key, "send-timeout"),
+                    integer(m, key, "in-flight-batches", 1, dev.postbox.relay.RelayDefaults.MAX_IN_FLIGHT_BATCHES, null),
+                    atLeast(duration(m, key, "lease-duration"), dev.postbox.relay.RelayDefaults.MIN_LEASE,
+                            key + ".lease-duration"), duration(m, key, "send-timeout"),
                     duration(m, key, "poll-interval-min"), duration(m, key, "poll-interval-max"),
                     bool(m, key, "ordered"), strings(m, key, "unordered-topics"),
                     duration(m, key, "retry-base"), duration(m, key, "retry-cap"));
@@ -567,6 +568,14 @@ public final class ConfigLoader {
                 problem(k, "not a duration (was '" + s + "'): write 500ms, 30s, 5m, 1h, 2d or ISO-8601 (PT30S)");
             } else if (d.isNegative() || d.isZero()) {
                 problem(k, "must be positive (was '" + s + "')");
+                return null;
+            }
+            return d;
+        }
+
+        Duration atLeast(Duration d, Duration min, String key) {
+            if (d != null && d.compareTo(min) < 0) {
+                problem(key, "must be at least " + min.toMillis() + "ms (was " + d.toMillis() + "ms)");
                 return null;
             }
             return d;
