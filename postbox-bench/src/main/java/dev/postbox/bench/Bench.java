@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code scripts/bench <drain|latency|steady|write|retention|search|chaos> [--option value ...]}: runs one scenario on a throw-away
- * database (chaos: on a private database server it starts and crashes) and prints, on stdout, {@code PARAMS}, the database, the {@code CEILING} measured in the same
+ * {@code scripts/bench <drain|latency|steady|write|retention|search|chaos|server> [--option value ...]}: runs one scenario on a throw-away
+ * database (chaos: on a private database server it starts and crashes; server: on a PostgreSQL and a MariaDB one at once) and prints, on stdout, {@code PARAMS}, the database, the {@code CEILING} measured in the same
  * run, progress, and last the {@code RESULT} line. Logs go to stderr. Exit code 0 when every check
  * passed, 1 when a check failed or the run broke, 2 for a bad command line.
  */
@@ -14,7 +14,7 @@ public final class Bench {
 
     /** Every command, in the order the usage lists them. */
     static final List<Command> COMMANDS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench(),
-            new WriteBench(), new RetentionBench(), new SearchBench(), new ChaosBench());
+            new WriteBench(), new RetentionBench(), new SearchBench(), new ChaosBench(), new ServerBench());
 
     private Bench() {
     }
@@ -54,7 +54,9 @@ public final class Bench {
     /** Parses and validates {@code args}, prints PARAMS, runs {@code command} and prints its RESULT line. */
     static Command.Outcome run(Command command, List<String> args) throws Exception {
         Options options = Options.parse(args, command.defaults());
-        BenchDatabase.kind(options.string("db"));
+        if (command.defaults().containsKey("db")) { // server runs on both databases at once and has no --db
+            BenchDatabase.kind(options.string("db"));
+        }
         command.validate(options);
         Fmt.line("PARAMS scenario=" + command.name() + " " + options.describe());
         Command.Outcome outcome = command.run(options);
@@ -85,6 +87,8 @@ public final class Bench {
                 + " every command prints cpu_ms_per_1k (this JVM's CPU per 1,000 events, bench included; chaos: of all its processes);"
                 + " chaos: separate producer, relay and sink processes on a private database server, with relay kills,"
                 + " a database crash and a sink outage (--db postgres|mariadb);"
+                + " server: a PostgreSQL and a MariaDB source drained to NATS JetStream by postbox-server (in this JVM, then"
+                + " --replicas processes) against two embedded relays (the CEILING), no --db;"
                 + " --wakeup off (polling only) | on (after-commit wakeRelays()) | notify (PostgreSQL NOTIFY/LISTEN)");
         return b.toString();
     }

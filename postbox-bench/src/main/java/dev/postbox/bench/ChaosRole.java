@@ -25,9 +25,7 @@ final class ChaosRole {
 
     /** Parses {@code args} against {@code defaults}, starts watching the parent; exits 2 on a bad command line. */
     static Options start(String role, String[] args, Map<String, String> defaults) {
-        Thread watch = new Thread(ChaosRole::haltWhenParentGone, "chaos-parent-watch");
-        watch.setDaemon(true);
-        watch.start();
+        watchParent();
         try {
             return Options.parse(Arrays.asList(args), defaults);
         } catch (UsageException e) {
@@ -35,6 +33,13 @@ final class ChaosRole {
             System.exit(2);
             throw e;
         }
+    }
+
+    /** Halts this process as soon as its standard input closes: the bench that started it is gone. */
+    static void watchParent() {
+        Thread watch = new Thread(ChaosRole::haltWhenParentGone, "chaos-parent-watch");
+        watch.setDaemon(true);
+        watch.start();
     }
 
     private static void haltWhenParentGone() {

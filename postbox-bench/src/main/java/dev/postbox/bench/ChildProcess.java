@@ -14,11 +14,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
- * A chaos role (a {@code main} of this module) in its own JVM, on this JVM's class path: its output goes
- * to a log file in the run's directory; {@link ChaosRole#READY} and {@link ChaosRole#REPORT} lines are
- * picked up on the way. Its standard input stays open: the child halts when this JVM is gone.
+ * A chaos role (a {@code main} of this module) or a server replica ({@link ServerReplica}) in its own JVM, on this
+ * JVM's class path: its output goes to a log file in the run's directory; the ready line ({@link ChaosRole#READY}, or
+ * the prefix given) and {@link ChaosRole#REPORT} lines are picked up on the way. Its standard input stays open: the
+ * child halts when this JVM is gone.
  */
 final class ChildProcess {
 
@@ -27,15 +29,18 @@ final class ChildProcess {
 
     final String name;
     private final Process process;
+    /** Whether a line of its output says it is ready. */
+    private final Predicate<String> readyLine;
     private final CountDownLatch ready = new CountDownLatch(1);
     private final List<String> reports = new CopyOnWriteArrayList<>();
     private final Thread pump;
     /** The highest CPU time seen for the process; the OS forgets it once the process is gone. */
     private final AtomicLong cpuNanos = new AtomicLong();
 
-    private ChildProcess(String name, Process process, Path log) {
+    private ChildProcess(String name, Process process, Path log, Predicate<String> readyLine) {
         this.name = name;
         this.process = process;
+        this.readyLine = readyLine;
         this.pump = new Thread(() -> pump(log), "chaos-output-" + name);
         pump.setDaemon(true);
         pump.start();
@@ -73,17 +78,30 @@ final class ChildProcess {
         return cpuNanos.get();
     }
 
-    /** Starts {@code main} with {@code args}; its output is appended to {@code log}. */
+    /**
+     * Starts chaos role {@code main} with {@code args} in a small JVM (256 MB heap, serial GC, C1 only); its output is
+     * appended to {@code log}; ready when it prints {@link ChaosRole#READY}.
+     */
     static ChildProcess start(String name, Class<?> main, List<String> args, Path log) throws IOException {
+        return start(name, JVM_OPTIONS, main, args, log, ChaosRole.READY::equals);
+    }
+
+    /**
+     * Starts {@code main} with {@code args} in a JVM with {@code jvmOptions} (none: the JVM's own defaults, as a
+     * deployed service would run); its output is appended to {@code log}; ready when it prints a line that
+     * {@code readyLine} accepts.
+     */
+    static ChildProcess start(String name, List<String> jvmOptions, Class<?> main, List<String> args, Path log,
+                              Predicate<String> readyLine) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JVM_OPTIONS);
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(classPath());
         command.add(main.getName());
         command.addAll(args);
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        return new ChildProcess(name, p, log);
+        return new ChildProcess(name, p, log, readyLine);
     }
 
     /** The class path of this JVM; under Surefire the test class path (its own is a manifest-only jar). */
@@ -97,7 +115,7 @@ final class ChildProcess {
              Writer out = Files.newBufferedWriter(log, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                      StandardOpenOption.APPEND)) {
             for (String line = in.readLine(); line != null; line = in.readLine()) {
-                if (line.equals(ChaosRole.READY)) {
+                if (readyLine.test(line)) {
                     ready.countDown();
                 } else if (line.startsWith(ChaosRole.REPORT)) {
                     reports.add(line.substring(ChaosRole.REPORT.length()));

@@ -17,11 +17,19 @@ final class Preload {
 
     /** Writes {@code events} pending events {@code E-0..} round-robin over {@code aggregates} aggregates. */
     static void pending(BenchContext ctx, int events, int aggregates) throws SQLException {
+        pending(ctx, events, aggregates, 0);
+    }
+
+    /**
+     * Writes {@code events} pending events {@code E-<firstSeq>..} round-robin over {@code aggregates} aggregates, in
+     * seq order from one connection: within an aggregate, id order is seq order.
+     */
+    static void pending(BenchContext ctx, int events, int aggregates, long firstSeq) throws SQLException {
         long started = System.nanoTime();
         try (Connection c = ctx.pool.getConnection()) {
             List<OutboxEvent> batch = new ArrayList<>(CHUNK);
             for (int i = 0; i < events; i++) {
-                batch.add(EventWriter.event(i, Aggregates.roundRobin(i, aggregates)));
+                batch.add(EventWriter.event(firstSeq + i, Aggregates.roundRobin(i, aggregates)));
                 if (batch.size() == CHUNK || i == events - 1) {
                     ctx.postbox.outbox().writeAll(c, batch);
                     c.commit();
@@ -30,7 +38,7 @@ final class Preload {
             }
         }
         double s = (System.nanoTime() - started) / 1e9;
-        Fmt.line("PRELOAD pending=" + events + " seconds=" + Fmt.two(s) + " write_eps=" + Fmt.rate(events / s)
+        Fmt.line("PRELOAD db=" + ctx.db.kind() + " pending=" + events + " seconds=" + Fmt.two(s) + " write_eps=" + Fmt.rate(events / s)
                 + " (writeAll, " + CHUNK + " per transaction)");
     }
 }

@@ -7,7 +7,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Option validation of drain's --analyze and write's options: bad values fail before any database work, by name. */
+/**
+ * Option validation of drain's --analyze, write's and server's options: bad values fail before any database work, by
+ * name.
+ */
 class BenchOptionsTest {
 
     private static Options parse(Command c, String... args) {
@@ -68,5 +71,23 @@ class BenchOptionsTest {
         String keys = WriteBench.keys(16, m);
         assertThat(keys).contains(" p16_plain_tps=1000", " p16_event_tps=900", " p16_notify_tps=n/a",
                 " p16_event_vs_plain=0.90", " p16_notify_vs_off=n/a", " p16_event_commit_p99_ms=3.00");
+    }
+
+    @Test
+    void serverTakesAListOfReplicaCountsOrOff() {
+        assertThat(ServerBench.replicas(parse(new ServerBench()))).containsExactly(1, 2, 3);
+        assertThat(ServerBench.replicas(parse(new ServerBench(), "--replicas", "off"))).isEmpty();
+        assertThatThrownBy(() -> parse(new ServerBench(), "--replicas", "0")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("--replicas");
+        assertThatThrownBy(() -> parse(new ServerBench(), "--replicas", "9")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("between 1 and " + ServerBench.MAX_REPLICAS);
+        assertThatThrownBy(() -> parse(new ServerBench(), "--batch", "6000")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("--batch");
+    }
+
+    @Test
+    void serverTakesNoDatabaseOption() {
+        assertThatThrownBy(() -> parse(new ServerBench(), "--db", "postgres")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("unknown option --db");
     }
 }

@@ -1,0 +1,109 @@
+package dev.postbox.bench;
+
+import dev.postbox.spi.Envelope;
+import io.nats.client.Connection;
+import io.nats.client.Dispatcher;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Message;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.api.StorageType;
+import io.nats.client.api.StreamConfiguration;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The destination side of {@code scripts/bench server}: the local NATS JetStream ({@code -Dpostbox.bench.nats.url},
+ * default {@code nats://127.0.0.1:4222}) under a subject prefix of the run's own ({@link #subjectPrefix()}), so that
+ * nothing else's streams or subscribers are touched. Each drain gets a fresh file-storage stream capturing the
+ * subject (so JetStream's duplicate window of the previous drain, which would ack the same event_no without storing
+ * it, never makes a later drain cheaper) and a core subscription that hands each delivery to the {@link Receiver} of
+ * its source, by the seq range of its event_no. Per-aggregate order is checked with the seq as the id: each source
+ * was filled in seq order from one connection, so within an aggregate seq order is id order.
+ */
+final class NatsCapture implements AutoCloseable {
+
+    static final String URL = System.getProperty("postbox.bench.nats.url", "nats://127.0.0.1:4222");
+
+    private final String run = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    private final Connection connection;
+    private volatile String stream;
+    private Dispatcher dispatcher;
+    /** Deletes the current stream when the JVM is stopped (Ctrl-C, kill) before {@link #close()} ran. */
+    private final Thread deleteOnExit = new Thread(this::end, "bench-nats-delete-on-exit");
+
+    NatsCapture() throws Exception {
+        connection = Nats.connect(new Options.Builder().server(URL).connectionName("postbox-bench-consumer").build());
+        Runtime.getRuntime().addShutdownHook(deleteOnExit);
+    }
+
+    /** Put before the events' topic by every publisher of the run (the server's {@code subject-prefix}). */
+    String subjectPrefix() {
+        return "postbox_bench_" + run + ".";
+    }
+
+    String subject() {
+        return subjectPrefix() + EventWriter.TOPIC;
+    }
+
+    /**
+     * Starts capturing one drain: a new stream, and a subscription handing seq {@code s} to
+     * {@code receivers[s / seqsPerSource]}.
+     */
+    synchronized void begin(List<Receiver> receivers, long seqsPerSource) throws Exception {
+        end();
+        stream = "POSTBOX_BENCH_" + run.toUpperCase(Locale.ROOT) + "_" + Long.toString(System.nanoTime(), 36).toUpperCase(Locale.ROOT);
+        connection.jetStreamManagement().addStream(StreamConfiguration.builder().name(stream).subjects(subject())
+                .storageType(StorageType.File).build());
+        dispatcher = connection.createDispatcher(message -> deliver(message, receivers, seqsPerSource));
+        dispatcher.setPendingLimits(0, 0); // unlimited: a slow moment of the bench must not drop deliveries
+        dispatcher.subscribe(subject());
+        connection.flush(Duration.ofSeconds(5));
+    }
+
+    private static void deliver(Message message, List<Receiver> receivers, long seqsPerSource) {
+        if (message.getHeaders() == null) {
+            return;
+        }
+        long seq = EventWriter.seq(message.getHeaders().getFirst(Envelope.EVENT_NO));
+        String aggregate = message.getHeaders().getFirst(Envelope.AGGREGATE_TYPE) + "/"
+                + message.getHeaders().getFirst(Envelope.AGGREGATE_ID);
+        int source = (int) (seq / seqsPerSource);
+        if (source < receivers.size()) {
+            receivers.get(source).accept(seq, seq, aggregate);
+        }
+    }
+
+    /** Messages the current drain's stream holds (JetStream keeps one of each event_no within its window). */
+    long streamMessages() throws Exception {
+        return connection.jetStreamManagement().getStreamInfo(stream).getStreamState().getMsgCount();
+    }
+
+    /** Stops the current drain's subscription and deletes its stream; never throws. */
+    synchronized void end() {
+        try {
+            if (dispatcher != null) {
+                connection.closeDispatcher(dispatcher);
+            }
+            if (stream != null) {
+                JetStreamManagement jsm = connection.jetStreamManagement();
+                jsm.deleteStream(stream);
+            }
+        } catch (Exception e) {
+            System.err.println("WARN could not delete stream " + stream + ": " + e);
+        } finally {
+            dispatcher = null;
+            stream = null;
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        Runtime.getRuntime().removeShutdownHook(deleteOnExit);
+        end();
+        connection.close();
+    }
+}
