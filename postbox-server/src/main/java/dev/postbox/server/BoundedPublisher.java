@@ -9,6 +9,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +27,14 @@ import java.util.concurrent.TimeUnit;
  * event after it in the same call (a later event of its aggregate must not overtake it)
  * ({@link PublishResult#notSent}: no retry counted) and is tried again after a short wait, so a saturated or slow
  * destination holds back only the events routed to it, never a relay's thread nor the other destinations. A paused
- * destination (the server's API) sends nothing: its events wait the same way, never going DEAD for it. Its meters:
+ * destination (the server's API) sends nothing: its events wait the same way, never going DEAD for it. A destination
+ * that is down ({@value #CIRCUIT_FAILURES} sends failed in a row, of more than one event, with no success nor DEAD
+ * answer between) is not sent to either (a circuit breaker): its events wait unsent, and once every
+ * {@link #PROBE_INTERVAL} one event goes as a probe, a different one each time where the call has one (never ahead of
+ * an earlier event of its aggregate); the first answer closes it again. A probe that fails after a probe of another
+ * event failed is the destination's failure and counts as no attempt; the same event failing probe after probe (a
+ * poison, the only event left) counts each time and reaches DEAD. So an outage of any length costs an event a retry
+ * or two, not all of them, and no poison event can hold a destination shut. Its meters:
  * {@code postbox.destination.sends{destination, outcome=published|failed|dead|not_sent}},
  * {@code postbox.destination.send.duration{destination}} and {@code postbox.destination.in.flight{destination}}.
  */
@@ -36,8 +45,28 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
     /** How long an event of a paused destination waits before its next try. */
     static final Duration PAUSED_WAIT = Duration.ofSeconds(2);
 
+    /** Sends failing in a row (RETRY outcomes or exceptions, no success or DEAD between) that open the circuit. */
+    static final int CIRCUIT_FAILURES = 5;
+    /** While the circuit is open, one event is sent as a probe this often; the others wait as long, unsent. */
+    static final Duration PROBE_INTERVAL = Duration.ofSeconds(1);
+
+    /** The event id of a failure that was a whole call's (several events). */
+    private static final long ANY = Long.MAX_VALUE;
+
+    private static final Logger log = LoggerFactory.getLogger(BoundedPublisher.class);
+
     private final String name;
     private final Publisher target;
+    private final Object circuit = new Object();
+    private volatile Duration probeInterval = PROBE_INTERVAL;
+    private int failuresInRow;
+    /** 2 once the failures in a row are of more than one event (one event failing alone may be a poison), else 0. */
+    private int failingEvents;
+    private long firstFailing = Long.MIN_VALUE;
+    private long openedAt;
+    private boolean probing;
+    private long lastProbe = Long.MIN_VALUE;
+    private long lastFailedProbe = Long.MIN_VALUE;
     private final int max;
     private final Semaphore permits;
     private volatile boolean paused;
@@ -68,6 +97,10 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
                 .publishPercentileHistogram().register(registry);
         Gauge.builder("postbox.destination.in.flight", this, BoundedPublisher::inFlight).tag("destination", name)
                 .description("Sends under way (max-in-flight bounds them)").register(registry);
+        Gauge.builder("postbox.destination.down", this, p -> p.circuitOpen() ? 1 : 0).tag("destination", name)
+                .description("1 while the destination is taken for down (" + CIRCUIT_FAILURES + " failed sends in a row):"
+                        + " its events wait unsent but for a probe every " + PROBE_INTERVAL.toMillis() + " ms")
+                .register(registry);
         Gauge.builder("postbox.destination.paused", this, p -> p.paused ? 1 : 0).tag("destination", name)
                 .description("1 while the destination is paused through the server's API").register(registry);
     }
@@ -76,6 +109,11 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
         return Counter.builder("postbox.destination.sends").tag("destination", name).tag("outcome", outcome)
                 .description("Events handed to the destination by outcome (not_sent: held back, paused or at"
                         + " max-in-flight, no retry counted)").register(registry);
+    }
+
+    /** Tests shorten the probe interval. */
+    void probeInterval(Duration interval) {
+        this.probeInterval = interval;
     }
 
     boolean paused() {
@@ -90,6 +128,9 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
     String status() {
         if (paused) {
             return "PAUSED";
+        }
+        if (circuitOpen()) {
+            return "DOWN";
         }
         Instant f = lastFailure;
         Instant ok = lastSuccess;
@@ -135,11 +176,17 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
             notSent.increment(records.size());
             return out;
         }
+        int probe = probe(records); // -1: the circuit is closed, send them all
         List<OutboxRecord> sent = new ArrayList<>(records.size());
         List<Integer> at = new ArrayList<>(records.size());
         boolean full = false;
         for (int i = 0; i < records.size(); i++) {
             out.add(null);
+            if (probe != -1 && i != probe) { // the destination is down: only its probe (if any) goes
+                notSent.increment();
+                out.set(i, CompletableFuture.completedFuture(PublishResult.notSent(downReason(), probeInterval)));
+                continue;
+            }
             // once one event found no permit, none after it in this call is sent: a later event of the same
             // aggregate must never overtake it (a permit freed meanwhile would let it)
             if (!full && permits.tryAcquire()) {
@@ -153,6 +200,11 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
             }
         }
         if (sent.isEmpty()) {
+            if (probe >= 0) {
+                synchronized (circuit) {
+                    probing = false;
+                }
+            }
             return out;
         }
         List<CompletionStage<PublishResult>> results;
@@ -162,27 +214,135 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
         } catch (RuntimeException e) {
             permits.release(sent.size());
             failure(e.toString());
+            circuitFailed(sent.size() > 1 ? ANY : sent.get(0).id(), probe >= 0);
             throw e;
         }
         for (int k = 0; k < results.size(); k++) {
-            CompletionStage<PublishResult> r = results.get(k);
-            r.whenComplete((v, e) -> {
+            OutboxRecord event = sent.get(k);
+            boolean isProbe = probe >= 0;
+            CompletionStage<PublishResult> r = results.get(k).handle((v, e) -> {
                 permits.release();
                 duration.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-                if (e != null) {
-                    failed.increment();
-                    failure(e.toString());
-                } else if (v.kind() == PublishResult.Kind.PUBLISHED) {
+                if (e == null && v.kind() == PublishResult.Kind.PUBLISHED) {
                     published.increment();
                     lastSuccess = Instant.now();
-                } else {
-                    (v.kind() == PublishResult.Kind.DEAD ? dead : failed).increment();
-                    failure(v.reason());
+                    circuitAnswered();
+                    return v;
                 }
+                if (e == null && v.kind() == PublishResult.Kind.DEAD) { // about the event: the destination answered
+                    dead.increment();
+                    failure(v.reason());
+                    circuitAnswered();
+                    return v;
+                }
+                String reason = e != null ? e.toString() : v.reason();
+                failure(reason);
+                boolean destinations = circuitFailed(event.id(), isProbe);
+                if (destinations) { // a probe failed as another event's did: the destination's failure, not the event's
+                    notSent.increment();
+                    return PublishResult.notSent(downReason(), probeInterval);
+                }
+                failed.increment();
+                if (e != null) {
+                    throw e instanceof java.util.concurrent.CompletionException c ? c
+                            : new java.util.concurrent.CompletionException(e);
+                }
+                return v;
             });
             out.set(at.get(k), r);
         }
         return out;
+    }
+
+    /**
+     * The circuit's decision for a call: -1 while it is closed (send everything); while it is open, the index of the
+     * call's one probe once a {@link #PROBE_INTERVAL} has passed since the last (to one call at a time), else -2
+     * (nothing). The probe is the first event that was not the last probe and whose aggregate no earlier event of the
+     * call has (so no aggregate's order is touched), or the first event when there is none such.
+     */
+    private int probe(List<OutboxRecord> records) {
+        synchronized (circuit) {
+            if (!circuitOpenLocked()) {
+                return -1;
+            }
+            long now = System.nanoTime();
+            if (probing || now - openedAt < probeInterval.toNanos() || records.isEmpty()) {
+                return -2;
+            }
+            probing = true;
+            openedAt = now;
+            java.util.Set<String> earlier = new java.util.HashSet<>();
+            for (int i = 0; i < records.size(); i++) {
+                OutboxRecord r = records.get(i);
+                String aggregate = r.aggregateType() + "/" + r.aggregateId();
+                if (r.id() != lastProbe && !earlier.contains(aggregate)) {
+                    lastProbe = r.id();
+                    return i;
+                }
+                earlier.add(aggregate);
+            }
+            lastProbe = records.get(0).id();
+            return 0;
+        }
+    }
+
+    private boolean circuitOpenLocked() {
+        return failuresInRow >= CIRCUIT_FAILURES && failingEvents == 2;
+    }
+
+    /**
+     * Counts a failed send of event {@code eventId} ({@link #ANY}: a call of several that threw); true when it was a
+     * probe that failed after the previous probe, another event, failed too: the destination's failure, which then
+     * counts as no attempt of the event.
+     */
+    private boolean circuitFailed(long eventId, boolean probe) {
+        synchronized (circuit) {
+            boolean wasOpen = circuitOpenLocked();
+            failuresInRow++;
+            if (firstFailing == Long.MIN_VALUE) {
+                firstFailing = eventId;
+            } else if (eventId != firstFailing || eventId == ANY) {
+                failingEvents = 2;
+            }
+            boolean destinations = false;
+            if (probe) {
+                destinations = lastFailedProbe != Long.MIN_VALUE && lastFailedProbe != eventId;
+                lastFailedProbe = eventId;
+                probing = false;
+                openedAt = System.nanoTime();
+            }
+            if (!wasOpen && circuitOpenLocked()) {
+                openedAt = System.nanoTime();
+                log.warn("Destination {} is down ({} sends failed in a row, last: {}): its events wait, not sent, with"
+                        + " one probe every {} ms", name, failuresInRow, lastFailureReason, probeInterval.toMillis());
+            }
+            return destinations;
+        }
+    }
+
+    private void circuitAnswered() {
+        synchronized (circuit) {
+            if (circuitOpenLocked()) {
+                log.info("Destination {} answers again after {} failed sends: sending", name, failuresInRow);
+            }
+            failuresInRow = 0;
+            failingEvents = 0;
+            firstFailing = Long.MIN_VALUE;
+            probing = false;
+            lastFailedProbe = Long.MIN_VALUE;
+        }
+    }
+
+    /** Whether the destination is taken for down: its events wait unsent but for a probe now and then. */
+    boolean circuitOpen() {
+        synchronized (circuit) {
+            return circuitOpenLocked();
+        }
+    }
+
+    private String downReason() {
+        return "destination '" + name + "' is down (" + CIRCUIT_FAILURES + "+ sends failed in a row, last: "
+                + lastFailureReason + "): not sent, tried again when it answers";
     }
 
     private void failure(String reason) {

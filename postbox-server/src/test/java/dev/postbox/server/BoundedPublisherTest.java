@@ -128,6 +128,106 @@ class BoundedPublisherTest {
         }
     }
 
+    /** A destination whose every send answers RETRY (down), or PUBLISHED once {@code up}; {@code poison} always fails. */
+    static final class Flaky implements Publisher {
+        volatile boolean up;
+        volatile String poison;
+        final List<String> sent = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
+            List<CompletionStage<PublishResult>> out = new ArrayList<>();
+            for (OutboxRecord r : records) {
+                sent.add(r.eventNo());
+                out.add(CompletableFuture.completedFuture(up && !r.eventNo().equals(poison) ? PublishResult.published()
+                        : PublishResult.retry("connection refused")));
+            }
+            return out;
+        }
+    }
+
+    private static OutboxRecord event(long id, String no) {
+        return new OutboxRecord(id, no, "ORDER", no, "ORDER_CREATED", 1, "s", "MQ", "t", null, "{}", Map.of(),
+                OutboxStatus.PUBLISHING, 0, 5, null, null, null, null, null, null, null, null, 0, Instant.EPOCH,
+                Instant.EPOCH);
+    }
+
+    private static List<PublishResult> call(BoundedPublisher p, List<OutboxRecord> events) {
+        return p.publish(events).stream().map(BoundedPublisherTest::now).toList();
+    }
+
+    /**
+     * A destination that is down: after five failed sends (of more than one event) its events wait unsent, one probe
+     * goes per interval, a different event each time, and a probe failing after another event's probe counts as no
+     * attempt; the first success closes the circuit.
+     */
+    @Test
+    void aDestinationThatIsDownIsProbedNotHammeredAndItsEventsKeepTheirRetries() throws Exception {
+        Flaky flaky = new Flaky();
+        BoundedPublisher p = new BoundedPublisher("rabbit", flaky, 100);
+        p.probeInterval(java.time.Duration.ofMillis(50));
+        List<OutboxRecord> events = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            events.add(event(i + 1, "E" + i));
+        }
+        List<PublishResult> first = call(p, events.subList(0, 5));
+        assertThat(first).allMatch(r -> r.kind() == PublishResult.Kind.RETRY && r.attempted());
+        assertThat(p.circuitOpen()).isTrue();
+        assertThat(p.status()).isEqualTo("DOWN");
+
+        List<PublishResult> held = call(p, events);
+        assertThat(held).as("open: nothing sent before the probe interval").allMatch(r -> !r.attempted());
+        assertThat(flaky.sent).hasSize(5);
+        assertThat(held.get(0).reason()).contains("destination 'rabbit' is down", "connection refused");
+
+        int attempted = 0;
+        java.util.Set<String> probes = new java.util.LinkedHashSet<>();
+        for (int round = 0; round < 6; round++) {
+            Thread.sleep(60);
+            int before = flaky.sent.size();
+            List<PublishResult> r = call(p, events);
+            assertThat(flaky.sent.size() - before).as("one probe per interval").isEqualTo(1);
+            probes.add(flaky.sent.get(flaky.sent.size() - 1));
+            attempted += (int) r.stream().filter(PublishResult::attempted).count();
+        }
+        assertThat(probes).as("the probes take turns").hasSizeGreaterThan(1);
+        assertThat(attempted).as("only the first probe's failure counts as an attempt").isEqualTo(1);
+
+        flaky.up = true;
+        Thread.sleep(60);
+        assertThat(call(p, events).stream().filter(r -> r.kind() == PublishResult.Kind.PUBLISHED)).hasSize(1);
+        assertThat(p.circuitOpen()).as("the probe's success closes it").isFalse();
+        assertThat(call(p, events)).allMatch(r -> r.kind() == PublishResult.Kind.PUBLISHED);
+    }
+
+    /** One event failing alone, however often, is that event's problem: the destination stays open to the others. */
+    @Test
+    void aPoisonEventNeitherOpensTheCircuitNorHoldsItShut() throws Exception {
+        Flaky flaky = new Flaky();
+        flaky.up = true;
+        flaky.poison = "P";
+        BoundedPublisher p = new BoundedPublisher("hook", flaky, 100);
+        p.probeInterval(java.time.Duration.ofMillis(50));
+        OutboxRecord poison = event(1, "P");
+        for (int i = 0; i < 10; i++) {
+            PublishResult r = call(p, List.of(poison)).get(0);
+            assertThat(r.attempted()).as("each failure of the poison counts").isTrue();
+        }
+        assertThat(p.circuitOpen()).isFalse();
+
+        // the destination goes down and up again while the poison waits at the head of every call
+        flaky.up = false;
+        call(p, List.of(event(2, "A"), event(3, "B"), event(4, "C"), event(5, "D"), event(6, "F")));
+        assertThat(p.circuitOpen()).isTrue();
+        flaky.up = true;
+        List<OutboxRecord> withPoisonFirst = List.of(poison, event(2, "A"), event(3, "B"));
+        for (int round = 0; round < 5 && p.circuitOpen(); round++) {
+            Thread.sleep(60);
+            call(p, withPoisonFirst);
+        }
+        assertThat(p.circuitOpen()).as("another event's probe closed it within five probes").isFalse();
+    }
+
     @Test
     void aDestinationThatThrowsGivesEveryPermitBack() {
         Slow slow = new Slow();

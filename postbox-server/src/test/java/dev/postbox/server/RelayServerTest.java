@@ -236,6 +236,12 @@ class RelayServerTest {
         }
     }
 
+    private static List<String> concat(String first, List<String> rest) {
+        List<String> all = new ArrayList<>(rest);
+        all.add(0, first);
+        return all;
+    }
+
     private static OutboxStatus status(TestDatabase db, String no) {
         return Postbox.builder(db.dataSource()).build().queries().outbox().byEventNo(no).orElseThrow().status();
     }
@@ -254,10 +260,16 @@ class RelayServerTest {
             ServerConfig config = new ConfigLoader(k -> null).parse("server.yml", yaml);
             try (RelayServer server = RelayServer.start(config)) {
                 proxy.down();
+                long cut = System.nanoTime();
                 String held = "HELD-" + RUN;
                 String behind = "BEHIND-" + RUN;
                 String free = "FREE-" + RUN;
                 writeOne(pg, held, "held-" + RUN, "RABBITMQ", OUTAGE_EXCHANGE); // to the destination that is down
+                List<String> others = new ArrayList<>();
+                for (int i = 0; i < 4; i++) { // more aggregates waiting for RabbitMQ: the outage is the destination's
+                    others.add("HELD-" + RUN + "-" + i);
+                    writeOne(pg, others.get(i), "held-" + RUN + "-" + i, "RABBITMQ", OUTAGE_EXCHANGE);
+                }
                 writeOne(pg, behind, "held-" + RUN, "KAFKA", OUTAGE_TOPIC);     // same aggregate, to Kafka: waits
                 writeOne(pg, free, "free-" + RUN, "KAFKA", OUTAGE_TOPIC);       // another aggregate to Kafka: flows
                 await(free + " PUBLISHED while RabbitMQ is down", () -> status(pg, free) == OutboxStatus.PUBLISHED);
@@ -268,9 +280,32 @@ class RelayServerTest {
                         .all().get().values().stream().mapToLong(r -> r.offset()).sum();
                 assertThat(inTopic).as("only " + free + " reached Kafka").isEqualTo(1);
 
+                // RabbitMQ stays away for 20 s: other aggregates keep flowing to Kafka all along
+                int flowed = 0;
+                while (System.nanoTime() - cut < Duration.ofSeconds(20).toNanos()) {
+                    String more = "FREE-" + RUN + "-" + flowed;
+                    writeOne(pg, more, "free-" + RUN + "-" + flowed, "KAFKA", OUTAGE_TOPIC);
+                    await(more + " PUBLISHED while RabbitMQ is down", () -> status(pg, more) == OutboxStatus.PUBLISHED);
+                    flowed++;
+                    Thread.sleep(1_000);
+                }
+                Postbox reader = Postbox.builder(pg.dataSource()).build();
+                for (String no : concat(held, others)) {
+                    dev.postbox.outbox.OutboxRecord r = reader.queries().outbox().byEventNo(no).orElseThrow();
+                    assertThat(r.status()).as(no + " held, not DEAD, after 20 s of a RabbitMQ outage with retries every"
+                            + " 200-500 ms: the destination is down, not the event").isIn(OutboxStatus.FAILED,
+                            OutboxStatus.PENDING, OutboxStatus.PUBLISHING);
+                    assertThat(r.retryCount()).as(no + ": a retry or two counted, not one per backoff").isLessThanOrEqualTo(2);
+                }
+                assertThat(server.scrape()).contains("postbox_destination_down{destination=\"rabbit\"} 1.0");
+                assertThat(status(pg, behind)).isIn(OutboxStatus.PENDING, OutboxStatus.PUBLISHING);
+                assertThat(flowed).as("events to Kafka during the outage").isGreaterThanOrEqualTo(10);
+
                 proxy.up();
                 await(held + " and " + behind + " PUBLISHED once RabbitMQ is back", () ->
                         status(pg, held) == OutboxStatus.PUBLISHED && status(pg, behind) == OutboxStatus.PUBLISHED);
+                await("every held event PUBLISHED", () -> others.stream()
+                        .allMatch(no -> status(pg, no) == OutboxStatus.PUBLISHED));
                 Postbox postbox = Postbox.builder(pg.dataSource()).build();
                 assertThat(postbox.queries().outbox().byEventNo(held).orElseThrow().publishedTime())
                         .isBeforeOrEqualTo(postbox.queries().outbox().byEventNo(behind).orElseThrow().publishedTime());

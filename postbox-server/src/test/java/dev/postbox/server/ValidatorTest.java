@@ -119,7 +119,7 @@ class ValidatorTest {
                   tight:
                     jdbc-url: %s
                     username: %s
-                    relay: {lease-duration: 100ms, send-timeout: 10s}
+                    relay: {poll-interval-min: 2s, poll-interval-max: 1s}
                 destinations:
                   kafka: {type: kafka, bootstrap-servers: '%s'}
                   rabbit: {type: rabbitmq, host: %s}
@@ -160,7 +160,7 @@ class ValidatorTest {
                 .extracting(Validator.Check::detail).asString().startsWith("cannot connect to jdbc:postgresql://127.0.0.1:"
                         + closedPort);
         assertThat(byKey.get("sources.tight")).as(all).matches(c -> !c.ok())
-                .extracting(Validator.Check::detail).asString().startsWith("sources.tight.relay.lease-duration: ");
+                .extracting(Validator.Check::detail).asString().startsWith("sources.tight.relay.poll-interval-max: must be at least");
 
         assertThat(byKey.get("destinations.kafka").ok()).as(all).isTrue();
         assertThat(byKey.get("routes[0].topic").ok()).as(all).isTrue();
