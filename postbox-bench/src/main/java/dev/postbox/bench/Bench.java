@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code scripts/bench <drain|latency|steady|write|retention|search|chaos|server> [--option value ...]}: runs one scenario on a throw-away
+ * {@code scripts/bench <drain|latency|steady|write|retention|search|chaos|server|tenants> [--option value ...]}: runs one scenario on a throw-away
  * database (chaos: on a private database server it starts and crashes; server: on a PostgreSQL and a MariaDB one at once) and prints, on stdout, {@code PARAMS}, the database, the {@code CEILING} measured in the same
  * run, progress, and last the {@code RESULT} line. Logs go to stderr. Exit code 0 when every check
  * passed, 1 when a check failed or the run broke, 2 for a bad command line.
@@ -14,7 +14,8 @@ public final class Bench {
 
     /** Every command, in the order the usage lists them. */
     static final List<Command> COMMANDS = List.of(new DrainBench(), new LatencyBench(), new SteadyBench(),
-            new WriteBench(), new RetentionBench(), new SearchBench(), new ChaosBench(), new ServerBench());
+            new WriteBench(), new RetentionBench(), new SearchBench(), new ChaosBench(), new ServerBench(),
+            new TenantsBench());
 
     private Bench() {
     }
@@ -89,6 +90,8 @@ public final class Bench {
                 + " a database crash and a sink outage (--db postgres|mariadb);"
                 + " server: a PostgreSQL and a MariaDB source drained to NATS JetStream by postbox-server (in this JVM, then"
                 + " --replicas processes) against two embedded relays (the CEILING), no --db;"
+                + " tenants: tenant B's latency through postbox-server (one source, tenants a: ta_ and b: tb_, to NATS"
+                + " JetStream) alone (baseline, the CEILING) and while tenant A drains a --backlog;"
                 + " --wakeup off (polling only) | on (after-commit wakeRelays()) | notify (PostgreSQL NOTIFY/LISTEN)");
         return b.toString();
     }

@@ -31,7 +31,7 @@ final class NatsCapture implements AutoCloseable {
     private final String run = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
     private final Connection connection;
     private volatile String stream;
-    private Dispatcher dispatcher;
+    private volatile Dispatcher dispatcher;
     /** Deletes the current stream when the JVM is stopped (Ctrl-C, kill) before {@link #close()} ran. */
     private final Thread deleteOnExit = new Thread(this::end, "bench-nats-delete-on-exit");
 
@@ -74,6 +74,19 @@ final class NatsCapture implements AutoCloseable {
         int source = (int) (seq / seqsPerSource);
         if (source < receivers.size()) {
             receivers.get(source).accept(seq, seq, aggregate);
+        }
+    }
+
+    /**
+     * Deliveries received but not yet handed to a receiver (the subscription's queue in this JVM), 0 between drains:
+     * what a timing taken at the receiver owes to the bench's own consumer falling behind.
+     */
+    long pendingDeliveries() {
+        Dispatcher d = dispatcher;
+        try {
+            return d == null ? 0 : Math.max(0, d.getPendingMessageCount());
+        } catch (IllegalStateException closed) {
+            return 0;
         }
     }
 

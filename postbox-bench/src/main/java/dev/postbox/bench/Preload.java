@@ -1,5 +1,6 @@
 package dev.postbox.bench;
 
+import dev.postbox.Postbox;
 import dev.postbox.outbox.OutboxEvent;
 
 import java.sql.Connection;
@@ -25,20 +26,29 @@ final class Preload {
      * seq order from one connection: within an aggregate, id order is seq order.
      */
     static void pending(BenchContext ctx, int events, int aggregates, long firstSeq) throws SQLException {
+        pending(ctx, ctx.postbox, events, aggregates, firstSeq);
+    }
+
+    /**
+     * The same into the outbox of {@code postbox} (e.g. one tenant's table set, {@link TenantTables}), through the
+     * connections of {@code ctx}'s pool.
+     */
+    static void pending(BenchContext ctx, Postbox postbox, int events, int aggregates, long firstSeq) throws SQLException {
         long started = System.nanoTime();
         try (Connection c = ctx.pool.getConnection()) {
             List<OutboxEvent> batch = new ArrayList<>(CHUNK);
             for (int i = 0; i < events; i++) {
                 batch.add(EventWriter.event(firstSeq + i, Aggregates.roundRobin(i, aggregates)));
                 if (batch.size() == CHUNK || i == events - 1) {
-                    ctx.postbox.outbox().writeAll(c, batch);
+                    postbox.outbox().writeAll(c, batch);
                     c.commit();
                     batch.clear();
                 }
             }
         }
         double s = (System.nanoTime() - started) / 1e9;
-        Fmt.line("PRELOAD db=" + ctx.db.kind() + " pending=" + events + " seconds=" + Fmt.two(s) + " write_eps=" + Fmt.rate(events / s)
+        Fmt.line("PRELOAD db=" + ctx.db.kind() + (postbox == ctx.postbox ? "" : " table=" + postbox.tables().outbox())
+                + " pending=" + events + " seconds=" + Fmt.two(s) + " write_eps=" + Fmt.rate(events / s)
                 + " (writeAll, " + CHUNK + " per transaction)");
     }
 }

@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Seed 001 §6.2's tenant isolation through the server: one source with two tenants' table sets, each its own bulkhead
  * (relay, pool). Tenant A starts with a backlog of {@value #BACKLOG} events; tenant B's events, written one at a time
  * meanwhile, are published within the poll interval's reach while A's backlog is still being drained: B never waits
- * behind A. (The bench, {@code scripts/bench server --tenants}, measures B's p99 with and without A's 500,000.)
+ * behind A. (The bench, {@code scripts/bench tenants}, measures B's p99 with and without A's 500,000.)
  */
 class TenantBulkheadTest {
 
