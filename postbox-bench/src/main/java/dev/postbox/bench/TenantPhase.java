@@ -74,6 +74,15 @@ final class TenantPhase {
 
     static Result run(String name, TenantTables t, NatsCapture nats, Path config, int backlog, Load load)
             throws Exception {
+        return run(name, t, nats, config, backlog, load, false);
+    }
+
+    /**
+     * {@code shared}: no bulkhead, the contrast: B's events are written into A's table set, behind A's backlog, as
+     * if both tenants shared one outbox and one relay.
+     */
+    static Result run(String name, TenantTables t, NatsCapture nats, Path config, int backlog, Load load,
+                      boolean shared) throws Exception {
         t.truncate();
         long bEvents = load.bEvents();
         long aFirstSeq = Math.max(Math.max(bEvents, backlog), 1);
@@ -112,7 +121,7 @@ final class TenantPhase {
             try (RelayServer server = RelayServer.start(new ConfigLoader().load(config));
                  Reporter reporter = Reporter.start(name, nats, b::distinct, a::distinct, backlog)) {
                 serverStarted = System.nanoTime();
-                OpenLoopProducer producer = new OpenLoopProducer(new EventWriter(t.b.postbox(), t.ctx.pool),
+                OpenLoopProducer producer = new OpenLoopProducer(new EventWriter((shared ? t.a : t.b).postbox(), t.ctx.pool),
                         new Aggregates(load.aggregates(), load.producers()), load.producers(), timetable,
                         bEvents, latency::committed);
                 aAtLaunch = aArrived.get();
@@ -168,7 +177,7 @@ final class TenantPhase {
                         + " or lower --seconds for a window A outlasts)");
             }
         }
-        Verified v = verify(name, t, b, a, stats.sent(), backlog, streamMessages, notSent);
+        Verified v = verify(name, t, b, a, stats.sent(), backlog, streamMessages, notSent, shared);
         boolean ok = complete && v.ok() && stats.failed() == 0;
         return new Result(name, backlog, stats, h, backlog - aAtLaunch, aLeftAtEnd, aEps, overlap,
                 drainedSeconds, cpuNanos, stats.sent() + aInWindow, notSent, maxPending, v.lost(),
@@ -180,14 +189,15 @@ final class TenantPhase {
 
     /** Every row PUBLISHED, every event arrived and in the stream, each aggregate's first arrivals in order. */
     private static Verified verify(String name, TenantTables t, Receiver b, Receiver a, long bSent, int backlog,
-                                   long streamMessages, long notSent) {
+                                   long streamMessages, long notSent, boolean shared) {
         long bPublished = t.b.published();
         long bUnpublished = t.b.unpublished();
         long aPublished = t.a.published();
         long aUnpublished = t.a.unpublished();
         long lost = Math.max(0, Math.max(bSent - b.distinct(), bUnpublished))
-                + Math.max(0, Math.max(backlog - a.distinct(), aUnpublished));
-        boolean ok = lost == 0 && bPublished == bSent && aPublished == backlog && streamMessages >= bSent + backlog
+                + Math.max(0, Math.max(backlog - a.distinct(), aUnpublished)); // unpublished rows of either set count
+        boolean ok = lost == 0 && bPublished == (shared ? 0 : bSent) && aPublished == backlog + (shared ? bSent : 0)
+                && streamMessages >= bSent + backlog
                 && b.orderViolations() == 0 && a.orderViolations() == 0;
         Fmt.line("VERIFY " + name + " b: published_rows=" + bPublished + " unpublished_rows=" + bUnpublished + " received="
                 + b.distinct() + " duplicates=" + b.duplicates() + " order_violations=" + b.orderViolations()

@@ -22,7 +22,10 @@ import java.util.Map;
  *   <li>baseline, the {@code CEILING}: A's table empty, B alone;</li>
  *   <li>backlog: A preloaded with {@code --backlog} pending events, the same B producer while A drains. A's drain rate
  *       over the window and what was left of its backlog at the window's end are reported; a backlog drained before
- *       the window ended is said (WARN, {@code a_drained_before_end=true}, {@code a_overlap_pct} under 100).</li>
+ *       the window ended is said (WARN, {@code a_drained_before_end=true}, {@code a_overlap_pct} under 100);</li>
+ *   <li>shared (unless {@code --shared off}), the contrast: the same, but B's events written into A's table set, as
+ *       if the tenants shared one outbox and one relay: B waits behind A's backlog ({@code b_p99_ms_shared},
+ *       {@code isolation}: shared p99 / backlog p99).</li>
  * </ol>
  * Ratios are baseline/backlog: 1.0 = B unchanged by A's backlog, lower = slower. Every phase waits for every event of
  * both tenants (A's whole backlog) and every row PUBLISHED; a lost event, an unpublished row or an event of an
@@ -51,6 +54,7 @@ final class TenantsBench implements Command {
         d.put("batch", String.valueOf(RelayDefaults.BATCH_SIZE));
         d.put("max-in-flight", String.valueOf(ConfigLoader.DEFAULT_MAX_IN_FLIGHT)); // the server's own default
         d.put("timeout", "600");
+        d.put("shared", "on");
         return d;
     }
 
@@ -63,6 +67,9 @@ final class TenantsBench implements Command {
         o.positiveInt("rate");
         o.positiveInt("seconds");
         o.nonNegativeInt("warmup");
+        if (!o.string("shared").equals("on") && !o.string("shared").equals("off")) {
+            throw new UsageException("--shared must be on or off (was '" + o.string("shared") + "')");
+        }
         if ((long) o.positiveInt("rate") * o.positiveInt("seconds") > 10_000_000L) {
             throw new UsageException("--rate x --seconds must be at most 10000000 events (was "
                     + (long) o.positiveInt("rate") * o.positiveInt("seconds") + ")");
@@ -144,7 +151,16 @@ final class TenantsBench implements Command {
                 + Fmt.two(with.maxMs()) + " p99_ratio=" + ratio(base.p99Ms(), with.p99Ms()) + " p50_ratio="
                 + ratio(base.p50Ms(), with.p50Ms()) + " a_drain_eps=" + Fmt.rate(with.aDrainEps()) + " a_left_at_end="
                 + with.aLeftAtEnd() + " cpu_ms_per_1k=" + with.cpuPer1k());
-        for (TenantPhase.Result r : List.of(base, with)) {
+        List<TenantPhase.Result> phases = new java.util.ArrayList<>(List.of(base, with));
+        TenantPhase.Result shared = null;
+        if (o.string("shared").equals("on")) {
+            shared = TenantPhase.run("shared", tables, nats, config, backlog, load, true);
+            Fmt.line("SHARED (no bulkhead: B in A's table set) b_p50_ms=" + Fmt.two(shared.p50Ms()) + " b_p99_ms="
+                    + Fmt.two(shared.p99Ms()) + " b_max_ms=" + Fmt.two(shared.maxMs()) + " vs bulkheads p99 "
+                    + Fmt.two(with.p99Ms()) + " ms");
+            phases.add(shared);
+        }
+        for (TenantPhase.Result r : phases) {
             ok &= r.ok();
             lost += r.lost();
             duplicates += r.duplicates();
@@ -167,6 +183,9 @@ final class TenantsBench implements Command {
                 + " max_in_flight=" + o.positiveInt("max-in-flight") + " not_sent=" + with.notSent()
                 + " consumer_max_pending=" + with.consumerMaxPending()
                 + " cpu_ms_per_1k=" + with.cpuPer1k() + " cpu_ms_per_1k_baseline=" + base.cpuPer1k()
+                + (shared == null ? "" : " b_p50_ms_shared=" + Fmt.two(shared.p50Ms()) + " b_p99_ms_shared="
+                        + Fmt.two(shared.p99Ms()) + " b_max_ms_shared=" + Fmt.two(shared.maxMs()) + " isolation="
+                        + ratio(shared.p99Ms(), with.p99Ms()))
                 + " lost=" + lost + " duplicates=" + duplicates + " order_violations=" + violations;
         return new Outcome(result, ok && lost == 0 && violations == 0);
     }

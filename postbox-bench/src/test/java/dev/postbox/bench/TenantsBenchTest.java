@@ -25,7 +25,7 @@ class TenantsBenchTest {
                 .containsEntry("backlog", "10000").containsEntry("b_events", "300").containsEntry("lost", "0")
                 .containsEntry("order_violations", "0");
         for (String key : List.of("b_p50_ms_baseline", "b_p99_ms_baseline", "b_p50_ms_backlog", "b_p99_ms_backlog",
-                "p50_ratio", "p99_ratio", "a_drain_eps", "cpu_ms_per_1k")) {
+                "p50_ratio", "p99_ratio", "a_drain_eps", "cpu_ms_per_1k", "b_p99_ms_shared", "isolation")) {
             assertThat(Double.parseDouble(r.get(key))).as(key).isPositive();
         }
         long left = Long.parseLong(r.get("a_left_at_end"));

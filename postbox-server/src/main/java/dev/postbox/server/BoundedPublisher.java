@@ -57,6 +57,8 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
 
     private final String name;
     private final Publisher target;
+    /** The clients of each bulkhead's {@link #client view}, closed with the destination. */
+    private final List<Publisher> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Object circuit = new Object();
     private volatile Duration probeInterval = PROBE_INTERVAL;
     private int failuresInRow;
@@ -164,8 +166,32 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
         return target.orderLane(event);
     }
 
+    /**
+     * This destination through a client of its own ({@code client}: its own connection, e.g. one per bulkhead, so that
+     * one tenant's flood never queues another's sends behind it on one connection), under this destination's bound,
+     * breaker, pause and meters; {@code client} is closed with the destination.
+     */
+    Publisher client(Publisher client) {
+        clients.add(client);
+        return new Publisher() {
+            @Override
+            public Object orderLane(OutboxRecord event) {
+                return client.orderLane(event);
+            }
+
+            @Override
+            public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
+                return BoundedPublisher.this.publish(client, records);
+            }
+        };
+    }
+
     @Override
     public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
+        return publish(target, records);
+    }
+
+    private List<CompletionStage<PublishResult>> publish(Publisher target, List<OutboxRecord> records) {
         List<CompletionStage<PublishResult>> out = new ArrayList<>(records.size());
         if (paused) {
             PublishResult held = PublishResult.notSent("destination '" + name + "' is paused: not sent, tried again"
@@ -345,6 +371,12 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
                 + lastFailureReason + "): not sent, tried again when it answers";
     }
 
+    private static List<Publisher> concat(Publisher first, List<Publisher> rest) {
+        List<Publisher> all = new ArrayList<>(rest);
+        all.add(0, first);
+        return all;
+    }
+
     private void failure(String reason) {
         lastFailureReason = reason;
         lastFailure = Instant.now();
@@ -352,8 +384,22 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        if (target instanceof AutoCloseable c) {
-            c.close();
+        Exception first = null;
+        for (Publisher p : concat(target, clients)) {
+            if (p instanceof AutoCloseable c) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    if (first == null) {
+                        first = e;
+                    } else {
+                        first.addSuppressed(e);
+                    }
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 }

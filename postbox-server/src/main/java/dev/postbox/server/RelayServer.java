@@ -136,7 +136,7 @@ public final class RelayServer implements AutoCloseable {
         for (ServerConfig.Destination d : config.destinations().values()) {
             Publisher p;
             try {
-                p = publisher(d);
+                p = publisher(d, null);
             } catch (RuntimeException e) {
                 throw new ServerStartException("destinations." + d.name() + ": " + e.getMessage(), e);
             }
@@ -144,10 +144,12 @@ public final class RelayServer implements AutoCloseable {
         }
     }
 
-    private Publisher publisher(ServerConfig.Destination d) {
-        String connection = "postbox-server-" + instanceId + "-" + d.name();
+    /** A client of {@code d}; {@code bulkhead}: the bulkhead it is for, in its connection's name, or null. */
+    private Publisher publisher(ServerConfig.Destination d, String bulkhead) {
+        String connection = "postbox-server-" + instanceId + "-" + d.name() + (bulkhead == null ? "" : "-" + bulkhead);
         if (d instanceof ServerConfig.Kafka k) {
-            KafkaPublisherBuilder b = KafkaPublisher.builder().bootstrapServers(k.bootstrapServers()).clientId(k.clientId());
+            KafkaPublisherBuilder b = KafkaPublisher.builder().bootstrapServers(k.bootstrapServers())
+                    .clientId(k.clientId() + (bulkhead == null ? "" : "-" + bulkhead.replaceAll("[^A-Za-z0-9._-]", "_")));
             k.producer().forEach(b::property);
             return b.build();
         }
@@ -171,26 +173,42 @@ public final class RelayServer implements AutoCloseable {
         return b.build();
     }
 
+    /**
+     * A relay per bulkhead, each with clients of its own for its destinations (a connection each, the first bulkhead
+     * of a destination using the one its start built): one tenant's flood never queues another's sends on one
+     * connection; the destination's bound, breaker, pause and meters stay the destination's.
+     */
     private void startSources() {
+        Set<String> clientUsed = new java.util.HashSet<>();
         for (ServerConfig.Source source : config.sources().values()) {
-            Routes.Builder routes = Routes.builder();
             Set<String> channels = new LinkedHashSet<>();
-            for (ServerConfig.Route r : config.routes()) {
-                if (!r.source().equals(source.name())) {
-                    continue;
-                }
-                channels.add(r.channel());
-                BoundedPublisher p = destinations.get(r.destination());
-                if (r.topic() == null) {
-                    routes.channel(r.channel(), p);
-                } else {
-                    routes.topic(r.channel(), r.topic(), p);
-                }
-            }
-            Routes built = routes.build();
+            config.routes().stream().filter(r -> r.source().equals(source.name())).forEach(r -> channels.add(r.channel()));
             for (ServerConfig.Bulkhead b : source.bulkheads()) {
-                SourceRelay s = new SourceRelay(b, built, channels, instanceId, config.server().console(), registry,
-                        timer);
+                Routes.Builder routes = Routes.builder();
+                Map<String, Publisher> clients = new LinkedHashMap<>();
+                for (ServerConfig.Route r : config.routes()) {
+                    if (!r.source().equals(source.name())) {
+                        continue;
+                    }
+                    BoundedPublisher destination = destinations.get(r.destination());
+                    Publisher p = clients.computeIfAbsent(r.destination(), name -> {
+                        if (clientUsed.add(name)) {
+                            return destination;
+                        }
+                        try {
+                            return destination.client(publisher(config.destinations().get(name), b.name()));
+                        } catch (RuntimeException e) {
+                            throw new ServerStartException("destinations." + name + ": " + e.getMessage(), e);
+                        }
+                    });
+                    if (r.topic() == null) {
+                        routes.channel(r.channel(), p);
+                    } else {
+                        routes.topic(r.channel(), r.topic(), p);
+                    }
+                }
+                SourceRelay s = new SourceRelay(b, routes.build(), channels, instanceId, config.server().console(),
+                        registry, timer);
                 sources.put(b.name(), s);
                 s.start();
             }

@@ -228,6 +228,41 @@ class BoundedPublisherTest {
         assertThat(p.circuitOpen()).as("another event's probe closed it within five probes").isFalse();
     }
 
+    /** Each bulkhead sends through its own client, under the one bound (and breaker) of the destination. */
+    @Test
+    void clientsOfOneDestinationSendOnTheirOwnUnderItsOneBound() throws Exception {
+        Slow shared = new Slow();
+        Slow tenantB = new Slow();
+        BoundedPublisher destination = new BoundedPublisher("nats", shared, 3);
+        Publisher b = destination.client(tenantB);
+        destination.publish(List.of(event("A1"), event("A2")));
+        List<CompletionStage<PublishResult>> viaB = b.publish(List.of(event("B1"), event("B2")));
+        assertThat(shared.sent).containsExactly("A1", "A2");
+        assertThat(tenantB.sent).as("B's client, not A's connection").containsExactly("B1");
+        assertThat(now(viaB.get(1)).attempted()).as("the destination's bound is shared").isFalse();
+        assertThat(destination.inFlight()).isEqualTo(3);
+        tenantB.pending.get(0).complete(PublishResult.published());
+        assertThat(destination.inFlight()).isEqualTo(2);
+        AtomicBooleanCloseable closed = new AtomicBooleanCloseable();
+        destination.client(closed);
+        destination.close();
+        assertThat(closed.closed).as("a client is closed with its destination").isTrue();
+    }
+
+    static final class AtomicBooleanCloseable implements Publisher, AutoCloseable {
+        volatile boolean closed;
+
+        @Override
+        public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
+            return List.of();
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
     @Test
     void aDestinationThatThrowsGivesEveryPermitBack() {
         Slow slow = new Slow();
