@@ -184,6 +184,11 @@ public final class Postbox {
         return schema;
     }
 
+    /** The tracer given to {@link Builder#tracing}, or {@link dev.postbox.tracing.PostboxTracing#NOOP}. */
+    public dev.postbox.tracing.PostboxTracing tracing() {
+        return settings.tracing();
+    }
+
     /** The dialect in use (detected or set). */
     public Dialect dialect() {
         return settings.dialect();
@@ -205,6 +210,7 @@ public final class Postbox {
         private String source;
         private boolean notifyOnWrite = true;
         private Duration notifyInterval = PostboxDefaults.NOTIFY_INTERVAL;
+        private dev.postbox.tracing.PostboxTracing tracing = dev.postbox.tracing.PostboxTracing.NOOP;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -285,6 +291,18 @@ public final class Postbox {
         }
 
         /**
+         * The tracer of every write (a {@code create} span whose context is stored in the event's headers and whose
+         * trace id fills {@code trace_id} when the event names none) and of the relays, workers, compensation jobs
+         * and consumers built from this Postbox; default {@link dev.postbox.tracing.PostboxTracing#NOOP}: no spans,
+         * nothing stored. Bindings: {@code OpenTelemetryTracing} (postbox-opentelemetry), the starter's Micrometer
+         * Observation binding.
+         */
+        public Builder tracing(dev.postbox.tracing.PostboxTracing tracing) {
+            this.tracing = Objects.requireNonNull(tracing, "tracing");
+            return this;
+        }
+
+        /**
          * Validates the settings, detects the dialect and reads the server's statement limit (one
          * connection, also when the dialect is set) and returns the frozen Postbox.
          *
@@ -314,7 +332,7 @@ public final class Postbox {
             return new Postbox(new Settings(dataSource, d, tables, clock, maxPayloadBytes,
                     maxHeadersBytes, source, notifyOnWrite && d.notifiesAtCommit(),
                     new dev.postbox.internal.NotifyGate(notifyInterval), new dev.postbox.internal.WakeUps(),
-                    maxStatementBytes));
+                    maxStatementBytes, tracing));
         }
 
         /**

@@ -5,6 +5,10 @@ import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.internal.poll.PollLoop;
+import dev.postbox.tracing.LogContext;
+import dev.postbox.tracing.PostboxTracing;
+import dev.postbox.tracing.SpanRequest;
+import dev.postbox.tracing.TraceSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +17,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -154,7 +159,36 @@ public final class CompensationJob implements AutoCloseable {
         return List.copyOf(keys);
     }
 
+    /**
+     * One key in a {@code process compensation {bizType}/{actionType}} span (a new trace: the scan starts from
+     * business rows, which carry no context), with the log context naming the key.
+     */
     private CompensationResult<Void> compensate(Connection c, String key) throws SQLException {
+        TraceSpan span = TraceSpan.NOOP;
+        if (config.tracing() != PostboxTracing.NOOP) {
+            try {
+                span = config.tracing().start(new SpanRequest(SpanRequest.Operation.PROCESS, SpanRequest.POSTBOX_SYSTEM,
+                        "compensation " + config.name(), null, key, 1, "compensation", null, null,
+                        Map.of("postbox.compensation.biz_type", config.bizType(),
+                                "postbox.compensation.action_type", config.actionType(),
+                                "postbox.compensation.biz_key", key)));
+            } catch (RuntimeException tracerFailed) {
+                span = TraceSpan.NOOP; // a tracer never stops the job
+            }
+        }
+        try (TraceSpan.Scope current = span.makeCurrent();
+             LogContext logs = LogContext.open(null, LogContext.aggregate(config.bizType(), key), span)) {
+            CompensationResult<Void> r = compensateNow(c, key);
+            span.end(r.outcome() == CompensationResult.Outcome.FAILED || r.outcome() == CompensationResult.Outcome.GAVE_UP
+                    ? new IllegalStateException(String.valueOf(r.error())) : null);
+            return r;
+        } catch (SQLException | RuntimeException | Error e) {
+            span.end(e);
+            throw e;
+        }
+    }
+
+    private CompensationResult<Void> compensateNow(Connection c, String key) throws SQLException {
         CompensationResult<Void> r = compensations.once(c, config.bizType(), key, config.actionType(),
                 config.maxAttempts(), conn -> {
                     config.action().run(conn, key);
@@ -257,7 +291,7 @@ public final class CompensationJob implements AutoCloseable {
             }
             // the job keeps an immutable copy: later changes to this builder cannot change it
             return new CompensationJob(compensations, new JobConfig(bizType, actionType, scan, action, batchSize,
-                    maxAttempts, interval, dataSource != null ? dataSource : settings.dataSource()));
+                    maxAttempts, interval, dataSource != null ? dataSource : settings.dataSource(), settings.tracing()));
         }
     }
 }

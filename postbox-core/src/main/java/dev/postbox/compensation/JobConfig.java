@@ -10,7 +10,8 @@ import java.time.Duration;
  * @param dataSource where scan and actions get their connections: the builder's, or the application's
  */
 record JobConfig(String bizType, String actionType, CompensationJob.Scan scan, CompensationJob.KeyAction action,
-                 int batchSize, int maxAttempts, Duration interval, DataSource dataSource) {
+                 int batchSize, int maxAttempts, Duration interval, DataSource dataSource,
+                 dev.postbox.tracing.PostboxTracing tracing) {
 
     /** How logs and errors name the job: {@code bizType/actionType}. */
     String name() {

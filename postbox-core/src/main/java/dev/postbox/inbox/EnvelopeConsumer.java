@@ -1,11 +1,17 @@
 package dev.postbox.inbox;
 
 import dev.postbox.spi.Envelope;
+import dev.postbox.tracing.LogContext;
+import dev.postbox.tracing.PostboxTracing;
+import dev.postbox.tracing.SpanRequest;
+import dev.postbox.tracing.TraceSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -51,6 +57,11 @@ public final class EnvelopeConsumer {
     private final String consumer;
     private final Handler handler;
     private final Observer observer;
+    private final Traced traced;
+
+    /** The tracer of {@link #traced}, and what the process spans name. */
+    private record Traced(PostboxTracing tracing, String system, String destination) {
+    }
 
     /** A consumer whose deliveries each run on a connection of {@code dataSource} of their own ({@link ConsumerTransactions#jdbc}). */
     public EnvelopeConsumer(DataSource dataSource, Inbox inbox, String consumer, Handler handler) {
@@ -62,11 +73,12 @@ public final class EnvelopeConsumer {
      * handler's own data-access code joins the transaction of the consume-log row.
      */
     public EnvelopeConsumer(ConsumerTransactions transactions, Inbox inbox, String consumer, Handler handler) {
-        this(transactions, inbox, consumer, handler, null);
+        this(transactions, inbox, consumer, handler, null, null);
     }
 
     private EnvelopeConsumer(ConsumerTransactions transactions, Inbox inbox, String consumer, Handler handler,
-                             Observer observer) {
+                             Observer observer, Traced traced) {
+        this.traced = traced;
         this.transactions = Objects.requireNonNull(transactions, "transactions");
         this.inbox = Objects.requireNonNull(inbox, "inbox");
         this.consumer = Objects.requireNonNull(consumer, "consumer");
@@ -88,7 +100,25 @@ public final class EnvelopeConsumer {
             before.accepted(e, r, f);
             observer.accepted(e, r, f);
         };
-        return new EnvelopeConsumer(transactions, inbox, consumer, handler, both);
+        return new EnvelopeConsumer(transactions, inbox, consumer, handler, both, traced);
+    }
+
+    /**
+     * This consumer, with each delivery in a {@code process {destination}} span of {@code tracing}: the child of the
+     * creation context the delivery carries ({@code traceparent}, {@code tracestate}, {@code baggage}), so that the
+     * consumer's work joins the trace of the request that wrote the event; current while the handler runs, with
+     * the log context ({@link LogContext}) set.
+     * <pre>{@code
+     * EnvelopeConsumer traced = inventory.traced(postbox.tracing(), "rabbitmq", "orders");
+     * }</pre>
+     *
+     * @param system      {@code messaging.system} of the transport: kafka, rabbitmq, nats, http, postbox
+     * @param destination the queue, topic, subject or endpoint the deliveries come from
+     */
+    public EnvelopeConsumer traced(PostboxTracing tracing, String system, String destination) {
+        Objects.requireNonNull(tracing, "tracing");
+        return new EnvelopeConsumer(transactions, inbox, consumer, handler, observer,
+                tracing == PostboxTracing.NOOP ? null : new Traced(tracing, system, destination));
     }
 
     /** The consumer name recorded in the consume log. */
@@ -104,6 +134,37 @@ public final class EnvelopeConsumer {
      */
     public InboxResult<Void> accept(Envelope envelope) {
         Objects.requireNonNull(envelope, "envelope");
+        TraceSpan span = processSpan(envelope);
+        try (TraceSpan.Scope current = span.makeCurrent();
+             LogContext logs = LogContext.open(envelope.eventNo(),
+                     LogContext.aggregate(envelope.aggregateType(), envelope.aggregateId()), span)) {
+            InboxResult<Void> result = run(envelope);
+            span.end(null);
+            return result;
+        } catch (RuntimeException | Error e) {
+            span.end(e);
+            throw e;
+        }
+    }
+
+    private TraceSpan processSpan(Envelope envelope) {
+        if (traced == null) {
+            return TraceSpan.NOOP;
+        }
+        try {
+            Map<String, String> carrier = new LinkedHashMap<>(envelope.headers());
+            if (envelope.traceparent() != null) {
+                carrier.put(Envelope.TRACEPARENT, envelope.traceparent());
+            }
+            return traced.tracing().start(SpanRequest.process(traced.system(), traced.destination(), envelope.eventNo(),
+                    envelope.aggregateId(), consumer, carrier, Map.of("postbox.event.type", envelope.eventType(),
+                            "postbox.aggregate.type", envelope.aggregateType())));
+        } catch (RuntimeException tracerFailed) {
+            return TraceSpan.NOOP; // a tracer never turns a delivery into a failure
+        }
+    }
+
+    private InboxResult<Void> run(Envelope envelope) {
         InboxResult<Void> result;
         try {
             result = transactions.inTransaction("consumer '" + consumer + "' for event " + envelope.eventNo(),

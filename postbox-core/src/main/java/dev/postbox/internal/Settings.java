@@ -21,7 +21,8 @@ import java.time.temporal.ChronoUnit;
  */
 public record Settings(DataSource dataSource, Dialect dialect, TableNames tables, Clock clock,
                        int maxPayloadBytes, int maxHeadersBytes, String defaultSource, boolean notifyOnWrite,
-                       NotifyGate notifyGate, WakeUps wakeUps, long maxStatementBytes) {
+                       NotifyGate notifyGate, WakeUps wakeUps, long maxStatementBytes,
+                       dev.postbox.tracing.PostboxTracing tracing) {
 
     /**
      * SQL for the PostgreSQL NOTIFY channel of the outbox table as the session sees it (one parameter: the

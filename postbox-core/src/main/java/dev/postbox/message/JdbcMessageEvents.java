@@ -10,6 +10,9 @@ import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Settings;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.WriteResult;
+import dev.postbox.tracing.PostboxTracing;
+import dev.postbox.tracing.SpanRequest;
+import dev.postbox.tracing.TraceSpan;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,6 +20,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -34,7 +38,7 @@ final class JdbcMessageEvents implements MessageEvents {
     private static final int CANCELLED = MessageStatus.CANCELLED.code();
     private static final int DEAD = MessageStatus.DEAD.code();
 
-    private record Row(String eventNo, MessageEvent event, String source, int maxRetries, Instant now) {
+    private record Row(String eventNo, MessageEvent event, String source, int maxRetries, Instant now, String traceId) {
     }
 
     private final Settings settings;
@@ -95,16 +99,42 @@ final class JdbcMessageEvents implements MessageEvents {
     @Override
     public WriteResult create(Connection connection, MessageEvent event) {
         Objects.requireNonNull(connection, "connection");
-        Row row = validate(Objects.requireNonNull(event, "event"));
+        Row validated = validate(Objects.requireNonNull(event, "event"));
+        TraceSpan span = createSpan(validated);
+        Row row = validated.traceId() != null ? validated : new Row(validated.eventNo(), validated.event(),
+                validated.source(), validated.maxRetries(), validated.now(), span.traceId());
         try {
             if (connection.getAutoCommit()) {
                 throw new TransactionRequiredException("message event create");
             }
             long id = insert.insert(connection, List.of(row))[0];
+            span.end(null);
             return id != 0 ? new WriteResult(row.eventNo(), WriteResult.Outcome.INSERTED, id)
                     : new WriteResult(row.eventNo(), WriteResult.Outcome.DUPLICATE, 0);
         } catch (SQLException e) {
-            throw new PostboxSqlException("message event create into " + settings.tables().message(), e);
+            PostboxSqlException failed = new PostboxSqlException("message event create into " + settings.tables().message(), e);
+            span.end(failed);
+            throw failed;
+        } catch (RuntimeException e) {
+            span.end(e);
+            throw e;
+        }
+    }
+
+    /**
+     * The create span of a message event, a child of the thread's current context; its trace id fills
+     * {@code trace_id} when the event names none (the table has no headers: the worker's span joins that trace).
+     */
+    private TraceSpan createSpan(Row row) {
+        if (settings.tracing() == PostboxTracing.NOOP) {
+            return TraceSpan.NOOP;
+        }
+        try {
+            MessageEvent e = row.event();
+            return settings.tracing().start(SpanRequest.create(e.eventType(), row.eventNo(), e.bizId(),
+                    Map.of("postbox.event.type", e.eventType(), "postbox.biz.type", e.bizType())));
+        } catch (RuntimeException tracerFailed) {
+            return TraceSpan.NOOP; // a tracer must never fail a business transaction
         }
     }
 
@@ -216,7 +246,7 @@ final class JdbcMessageEvents implements MessageEvents {
                 : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
         Check.optional(d, "traceId", e.traceId(), 128);
         Check.optional(d, "remark", e.remark(), 500);
-        return new Row(eventNo, e, source, maxRetries, settings.now());
+        return new Row(eventNo, e, source, maxRetries, settings.now(), e.traceId());
     }
 
     private int bind(PreparedStatement ps, int i, Row r) throws SQLException {
@@ -228,7 +258,7 @@ final class JdbcMessageEvents implements MessageEvents {
         ps.setString(i++, r.source());
         dialect.bindJson(ps, i++, e.payload());
         ps.setInt(i++, r.maxRetries());
-        ps.setString(i++, e.traceId());
+        ps.setString(i++, r.traceId());
         ps.setString(i++, e.remark());
         dialect.bindTime(ps, i++, r.now());
         dialect.bindTime(ps, i++, r.now());

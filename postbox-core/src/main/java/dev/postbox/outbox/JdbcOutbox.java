@@ -9,6 +9,9 @@ import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Json;
 import dev.postbox.internal.Settings;
 import dev.postbox.jdbc.Dialect;
+import dev.postbox.tracing.PostboxTracing;
+import dev.postbox.tracing.SpanRequest;
+import dev.postbox.tracing.TraceSpan;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -24,9 +27,11 @@ import java.util.UUID;
 /** {@link Outbox} on plain JDBC. */
 final class JdbcOutbox implements Outbox {
 
+    private static final String TRACEPARENT = "traceparent";
+
     /** An event after validation, with everything the INSERT binds. */
     private record Row(String eventNo, OutboxEvent event, String source, String headersJson,
-                       int maxRetries, Instant now) {
+                       int maxRetries, Instant now, String traceId, TraceSpan span) {
     }
 
     private final Settings settings;
@@ -49,7 +54,20 @@ final class JdbcOutbox implements Outbox {
     public WriteResult write(Connection connection, OutboxEvent event) {
         Objects.requireNonNull(connection, "connection");
         Row row = validate(Objects.requireNonNull(event, "event"), settings.now());
-        return insert(connection, List.of(row), "outbox write").get(0);
+        return traced(List.of(row), () -> insert(connection, List.of(row), "outbox write")).get(0);
+    }
+
+    /** Runs the insert of {@code rows} and ends their create spans, as failed when it throws. */
+    private static List<WriteResult> traced(List<Row> rows, java.util.function.Supplier<List<WriteResult>> insert) {
+        List<WriteResult> results;
+        try {
+            results = insert.get();
+        } catch (RuntimeException | Error e) {
+            rows.forEach(r -> r.span().end(e));
+            throw e;
+        }
+        rows.forEach(r -> r.span().end(null));
+        return results;
     }
 
     @Override
@@ -69,10 +87,11 @@ final class JdbcOutbox implements Outbox {
             try {
                 rows.add(validate(e, now));
             } catch (ValidationException invalid) {
+                rows.forEach(r -> r.span().end(invalid));
                 throw invalid.within("events[" + i + "]");
             }
         }
-        return insert(connection, rows, "outbox writeAll of " + rows.size() + " events");
+        return traced(rows, () -> insert(connection, rows, "outbox writeAll of " + rows.size() + " events"));
     }
 
     private List<WriteResult> insert(Connection connection, List<Row> rows, String what) {
@@ -175,12 +194,64 @@ final class JdbcOutbox implements Outbox {
         Check.optional(d, "topic", e.topic(), 128);
         Check.optional(d, "routingKey", e.routingKey(), 128);
         Check.json(d, "payload", e.payload(), settings.maxPayloadBytes());
-        String headersJson = headers(e.headers());
+        Check.optional(d, "traceId", e.traceId(), 128);
+        TraceSpan span = createSpan(e, eventNo);
+        String headersJson;
+        try {
+            headersJson = headers(withContext(e.headers(), span));
+        } catch (RuntimeException invalid) {
+            span.end(invalid);
+            throw invalid;
+        }
         int maxRetries = e.maxRetries() == null ? PostboxDefaults.OUTBOX_MAX_RETRIES
                 : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
-        Check.optional(d, "traceId", e.traceId(), 128);
-        Check.optional(d, "remark", e.remark(), 500);
-        return new Row(eventNo, e, source, headersJson, maxRetries, now);
+        try {
+            Check.optional(d, "remark", e.remark(), 500);
+        } catch (RuntimeException invalid) {
+            span.end(invalid);
+            throw invalid;
+        }
+        return new Row(eventNo, e, source, headersJson, maxRetries, now,
+                e.traceId() != null ? e.traceId() : span.traceId(), span);
+    }
+
+    /**
+     * The create span of an event whose headers do not carry a context of their own yet (a {@code traceparent}
+     * the application set itself is kept, and no span started).
+     */
+    private TraceSpan createSpan(OutboxEvent e, String eventNo) {
+        if (settings.tracing() == PostboxTracing.NOOP || hasHeader(e.headers(), TRACEPARENT)) {
+            return TraceSpan.NOOP;
+        }
+        try {
+            return settings.tracing().start(SpanRequest.create(e.topic() != null ? e.topic() : e.channel(), eventNo,
+                    e.aggregateId(), Map.of("postbox.event.type", e.eventType(),
+                            "postbox.aggregate.type", e.aggregateType(), "postbox.channel", e.channel())));
+        } catch (RuntimeException tracerFailed) {
+            return TraceSpan.NOOP; // a tracer must never fail a business transaction
+        }
+    }
+
+    private static Map<String, String> withContext(Map<String, String> headers, TraceSpan span) {
+        if (span == TraceSpan.NOOP) {
+            return headers;
+        }
+        Map<String, String> h = new java.util.LinkedHashMap<>(headers);
+        try {
+            span.inject(h);
+        } catch (RuntimeException tracerFailed) {
+            return headers;
+        }
+        return h;
+    }
+
+    private static boolean hasHeader(Map<String, String> headers, String name) {
+        for (String k : headers.keySet()) {
+            if (k.equalsIgnoreCase(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private String headers(Map<String, String> headers) {
@@ -221,7 +292,7 @@ final class JdbcOutbox implements Outbox {
         d.bindJson(ps, i++, e.payload());
         d.bindJson(ps, i++, r.headersJson());
         ps.setInt(i++, r.maxRetries());
-        ps.setString(i++, e.traceId());
+        ps.setString(i++, r.traceId());
         ps.setString(i++, e.remark());
         d.bindTime(ps, i++, r.now());
         d.bindTime(ps, i++, r.now());

@@ -77,6 +77,16 @@ public final class EventBus implements Publisher {
 
     @Override
     public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
+        return deliver(records);
+    }
+
+    /** The in-process bus ({@code postbox}), the event's topic. */
+    @Override
+    public dev.postbox.spi.Destination destination(OutboxRecord event) {
+        return new dev.postbox.spi.Destination(dev.postbox.tracing.SpanRequest.POSTBOX_SYSTEM, event.topic());
+    }
+
+    private List<CompletionStage<PublishResult>> deliver(List<OutboxRecord> records) {
         List<CompletionStage<PublishResult>> results = new ArrayList<>(records.size());
         for (OutboxRecord r : records) {
             results.add(CompletableFuture.completedFuture(deliver(r)));

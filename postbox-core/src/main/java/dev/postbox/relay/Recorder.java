@@ -6,6 +6,7 @@ import dev.postbox.internal.WindowStats;
 import dev.postbox.internal.poll.Failures;
 import dev.postbox.internal.poll.Transactions;
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.tracing.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,6 +110,12 @@ final class Recorder {
             if (f.dead()) {
                 dead++;
                 tally.dead();
+                OutboxRecord e = f.event();
+                try (LogContext ignored = LogContext.open(e.eventNo(), LogContext.aggregate(e.aggregateType(),
+                        e.aggregateId()), e.traceId(), null)) {
+                    log.warn("{}: event {} ({}, channel {}) is DEAD after {} failed attempt(s): {}", config.owner(),
+                            e.eventNo(), e.eventType(), e.channel(), e.retryCount() + 1, f.reason());
+                }
                 Failures.safely(log, config.owner(), () -> config.listener().dead(f.event(), f.reason()));
             } else {
                 failed++;

@@ -70,7 +70,8 @@ public final class Relay implements AutoCloseable {
     Relay(Settings settings, RelayConfig config) {
         this.settings = settings;
         this.config = config;
-        this.sender = new Sender(config.publisher(), config.classifier(), config.sendTimeout(), config.instanceId());
+        this.sender = new Sender(config.publisher(), config.classifier(), config.sendTimeout(), config.instanceId(),
+                settings.tracing());
         Leases leases = new Leases(settings.dialect(), settings.tables().outbox());
         if (config.dataSource() != null) {
             this.pool = config.dataSource();

@@ -106,6 +106,13 @@ public final class Routes implements Publisher {
         return lane == null ? null : new Lane(p, lane);
     }
 
+    /** The routed publisher's destination of {@code event}; null when no route takes it. */
+    @Override
+    public dev.postbox.spi.Destination destination(OutboxRecord event) {
+        Publisher p = route(event);
+        return p == null ? null : p.destination(event);
+    }
+
     @Override
     public List<CompletionStage<PublishResult>> publish(List<OutboxRecord> records) {
         @SuppressWarnings("unchecked")

@@ -2,13 +2,19 @@ package dev.postbox.relay;
 
 import dev.postbox.internal.poll.DaemonThreads;
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.spi.Destination;
 import dev.postbox.spi.ErrorClassifier;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
+import dev.postbox.tracing.LogContext;
+import dev.postbox.tracing.PostboxTracing;
+import dev.postbox.tracing.SpanRequest;
+import dev.postbox.tracing.TraceSpan;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -41,8 +47,16 @@ final class Sender implements AutoCloseable {
     private final ErrorClassifier classifier;
     private final Duration sendTimeout;
     private final ExecutorService caller;
+    private final PostboxTracing tracing;
+    private final String relayId;
 
     Sender(Publisher publisher, ErrorClassifier classifier, Duration sendTimeout, String relayId) {
+        this(publisher, classifier, sendTimeout, relayId, PostboxTracing.NOOP);
+    }
+
+    Sender(Publisher publisher, ErrorClassifier classifier, Duration sendTimeout, String relayId, PostboxTracing tracing) {
+        this.tracing = tracing;
+        this.relayId = relayId;
         this.publisher = publisher;
         this.classifier = classifier;
         this.sendTimeout = sendTimeout;
@@ -62,6 +76,71 @@ final class Sender implements AutoCloseable {
 
     /** As {@link #publish(List)}, with sends still open at {@code deadline} (a {@link System#nanoTime()}) timed out. */
     List<PublishResult> publish(List<OutboxRecord> batch, long deadline) {
+        if (batch.isEmpty() || tracing == PostboxTracing.NOOP) {
+            return send(batch, deadline, null);
+        }
+        TraceSpan span = sendSpan(batch);
+        List<PublishResult> results;
+        try {
+            results = send(batch, deadline, span);
+        } catch (RuntimeException | Error e) {
+            span.end(e);
+            throw e;
+        }
+        span.end(failure(results));
+        return results;
+    }
+
+    /**
+     * The {@code send} span of a batch: named after its destination when all its events share one, linked to the
+     * creation context each event carries in its headers.
+     */
+    private TraceSpan sendSpan(List<OutboxRecord> batch) {
+        try {
+            List<Map<String, String>> links = new ArrayList<>(batch.size());
+            Destination first = destination(batch.get(0));
+            boolean oneDestination = true;
+            boolean sameSystem = true;
+            for (OutboxRecord r : batch) {
+                links.add(r.headers() == null ? Map.of() : r.headers());
+                Destination d = destination(r);
+                oneDestination &= first.equals(d);
+                sameSystem &= first.system().equals(d.system());
+            }
+            OutboxRecord only = batch.size() == 1 ? batch.get(0) : null;
+            return tracing.start(SpanRequest.send(sameSystem ? first.system() : SpanRequest.POSTBOX_SYSTEM,
+                    oneDestination ? first.name() : null, only == null ? null : only.eventNo(),
+                    only == null ? null : only.aggregateId(), links, Map.of("postbox.relay.id", relayId)));
+        } catch (RuntimeException tracerFailed) {
+            return TraceSpan.NOOP; // a tracer never stops the relay
+        }
+    }
+
+    private Destination destination(OutboxRecord r) {
+        Destination d;
+        try {
+            d = publisher.destination(r);
+        } catch (RuntimeException e) {
+            d = null;
+        }
+        return d != null ? d : new Destination(SpanRequest.POSTBOX_SYSTEM, r.topic() != null ? r.topic() : r.channel());
+    }
+
+    /** What the span reports as the batch's error: the first failure when no event of the batch was sent. */
+    private static Throwable failure(List<PublishResult> results) {
+        String reason = null;
+        for (PublishResult r : results) {
+            if (r != null && r.kind() == PublishResult.Kind.PUBLISHED) {
+                return null;
+            }
+            if (reason == null && r != null) {
+                reason = r.reason();
+            }
+        }
+        return reason == null ? null : new IllegalStateException(reason);
+    }
+
+    private List<PublishResult> send(List<OutboxRecord> batch, long deadline, TraceSpan span) {
         List<PublishResult> results = new ArrayList<>(batch.size());
         if (batch.isEmpty()) {
             return results;
@@ -71,7 +150,7 @@ final class Sender implements AutoCloseable {
         try {
             java.util.concurrent.Future<List<CompletionStage<PublishResult>>> call;
             try {
-                call = caller.submit(() -> publisher.publish(batch));
+                call = caller.submit(() -> span == null ? publisher.publish(batch) : publishIn(span, batch));
             } catch (RejectedExecutionException e) { // closed
                 batch.forEach(r -> results.add(null));
                 return results;
@@ -128,6 +207,16 @@ final class Sender implements AutoCloseable {
             }
         }
         return results;
+    }
+
+    /** Calls the publisher with {@code span} current and its ids (and a lone event's) in the log context. */
+    private List<CompletionStage<PublishResult>> publishIn(TraceSpan span, List<OutboxRecord> batch) {
+        OutboxRecord only = batch.size() == 1 ? batch.get(0) : null;
+        try (TraceSpan.Scope current = span.makeCurrent();
+             LogContext logs = LogContext.open(only == null ? null : only.eventNo(),
+                     only == null ? null : LogContext.aggregate(only.aggregateType(), only.aggregateId()), span)) {
+            return publisher.publish(batch);
+        }
     }
 
     /**

@@ -97,4 +97,14 @@ public interface Publisher {
     default Object orderLane(OutboxRecord event) {
         return null;
     }
+
+    /**
+     * Where {@code event} goes, for the relay's {@code send} span and meters: the messaging system and the
+     * topic, exchange, subject or endpoint name. Default null: unknown (traced as system {@code postbox}, the
+     * event's topic or channel as the destination). Called on the relay's thread; must be cheap and must not
+     * throw (an exception counts as null).
+     */
+    default Destination destination(OutboxRecord event) {
+        return null;
+    }
 }

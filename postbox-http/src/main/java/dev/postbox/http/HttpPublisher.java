@@ -127,6 +127,12 @@ public final class HttpPublisher implements Publisher {
         return endpointName(event);
     }
 
+    /** HTTP, the endpoint's name. */
+    @Override
+    public dev.postbox.spi.Destination destination(OutboxRecord event) {
+        return new dev.postbox.spi.Destination("http", endpointName(event));
+    }
+
     /** The latest event of an aggregate in a call, and its outcome. */
     private record Previous(String eventNo, CompletableFuture<PublishResult> outcome) {
     }

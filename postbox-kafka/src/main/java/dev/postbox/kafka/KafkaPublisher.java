@@ -106,6 +106,12 @@ public final class KafkaPublisher implements Publisher, AutoCloseable {
         return event.topic() == null || event.topic().isBlank() ? null : event.topic();
     }
 
+    /** Kafka, the event's topic. */
+    @Override
+    public dev.postbox.spi.Destination destination(OutboxRecord event) {
+        return new dev.postbox.spi.Destination("kafka", event.topic());
+    }
+
     /** A send's outcome, and whether it failed before the producer took the record (nothing later may follow it). */
     private record Sent(CompletionStage<PublishResult> outcome, boolean failedAtOnce) {
     }

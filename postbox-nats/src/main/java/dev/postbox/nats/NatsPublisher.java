@@ -113,6 +113,12 @@ public final class NatsPublisher implements Publisher, AutoCloseable {
         return subject(event);
     }
 
+    /** NATS, the event's subject. */
+    @Override
+    public dev.postbox.spi.Destination destination(OutboxRecord event) {
+        return new dev.postbox.spi.Destination("nats", subject(event));
+    }
+
     private String subject(OutboxRecord r) {
         return subjectPrefix + (r.topic() == null ? "" : r.topic());
     }

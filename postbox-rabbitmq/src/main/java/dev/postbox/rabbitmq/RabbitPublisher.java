@@ -150,6 +150,13 @@ public final class RabbitPublisher implements Publisher, AutoCloseable {
         return this;
     }
 
+    /** RabbitMQ, the exchange the event goes to (its topic, else the default exchange). */
+    @Override
+    public dev.postbox.spi.Destination destination(OutboxRecord event) {
+        return new dev.postbox.spi.Destination("rabbitmq",
+                event.topic() != null && !event.topic().isEmpty() ? event.topic() : defaultExchange);
+    }
+
     private CompletableFuture<PublishResult> publish(ConfirmChannel ch, OutboxRecord r) {
         String exchange = r.topic() != null && !r.topic().isEmpty() ? r.topic() : defaultExchange;
         if (exchange == null) {
