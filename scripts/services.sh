@@ -2,19 +2,22 @@
 # Makes sure the services the integration tests use are installed and running on loopback
 # (see DEVELOPERS.md): PostgreSQL 5432, MariaDB 3306, RabbitMQ 5672, NATS with JetStream 4222 and
 # Redis 6379 (not used by tests yet), and headless Chromium with its chromedriver for the console's browser
-# test (no port: "ready" means both binaries answer --version). Idempotent: a running service is left
+# test (no port: "ready" means both binaries answer --version), and promtool for the ops/ rule checks
+# (Debian's prometheus package; the Prometheus server it brings is stopped and disabled, it only
+# needs its promtool). Idempotent: a running service is left
 # alone; a stopped one is started; a missing one is installed from Debian packages first. Prints one line per service and exits
 # non-zero, naming the service, if one does not come up within $POSTBOX_SERVICES_TIMEOUT seconds (60).
 #
-# Usage: scripts/services.sh [postgresql|mariadb|rabbitmq|nats|redis|chromium ...]   (default: all of them)
+# Usage: scripts/services.sh [postgresql|mariadb|rabbitmq|nats|redis|chromium|promtool ...]   (default: all of them)
 # Needs root (or sudo) only for what it has to install, start or configure.
 set -euo pipefail
 
-ALL=(postgresql mariadb rabbitmq nats redis chromium)
+ALL=(postgresql mariadb rabbitmq nats redis chromium promtool)
 # PACKAGE: the Debian packages of each (space-separated); PORT: where it listens (none for a program)
 declare -A PACKAGE=([postgresql]=postgresql [mariadb]=mariadb-server [rabbitmq]=rabbitmq-server
-                    [nats]=nats-server [redis]=redis-server [chromium]="chromium chromium-driver")
-declare -A PORT=([postgresql]=5432 [mariadb]=3306 [rabbitmq]=5672 [nats]=4222 [redis]=6379 [chromium]=)
+                    [nats]=nats-server [redis]=redis-server [chromium]="chromium chromium-driver"
+                    [promtool]=prometheus)
+declare -A PORT=([postgresql]=5432 [mariadb]=3306 [rabbitmq]=5672 [nats]=4222 [redis]=6379 [chromium]= [promtool]=)
 TIMEOUT=${POSTBOX_SERVICES_TIMEOUT:-60}
 LOG=${TMPDIR:-/tmp}/postbox-services.log
 
@@ -39,6 +42,8 @@ nats_ready() { # no client needed: the server greets with an INFO line that says
 chromium_ready() {
     timeout 20 /usr/bin/chromium --version >/dev/null 2>&1 && timeout 20 /usr/bin/chromedriver --version >/dev/null 2>&1
 }
+# a program, not a server: OpsArtifactsTest runs /usr/bin/promtool check rules / test rules
+promtool_ready() { timeout 20 /usr/bin/promtool --version >/dev/null 2>&1; }
 
 # --- start commands of this machine kind (no systemd) ----------------------------------------------
 
@@ -72,6 +77,7 @@ nats_start() {
 }
 
 chromium_start() { :; } # nothing to start: the test starts the browser
+promtool_start() { :; } # nothing to start: the test runs promtool
 
 redis_start() {
     as_root mkdir -p /var/lib/redis /var/log/redis
@@ -132,6 +138,24 @@ rabbitmq_configure() { :; }
 nats_configure() { :; }
 redis_configure() { :; }
 chromium_configure() { :; }
+promtool_configure() { # the package (and its recommended node exporter) may start servers: only promtool is wanted
+    local notes=() daemon
+    for daemon in prometheus prometheus-node-exporter; do
+        if [[ -x /etc/init.d/$daemon ]] && /etc/init.d/$daemon status >/dev/null 2>&1; then
+            as_root /etc/init.d/$daemon stop >>"$LOG" 2>&1 || die "promtool: cannot stop service $daemon"
+            notes+=("$daemon stopped")
+        fi
+        if compgen -G "/etc/rc[2-5].d/S*$daemon" >/dev/null; then
+            as_root update-rc.d "$daemon" disable >>"$LOG" 2>&1 || die "promtool: cannot disable service $daemon"
+            notes+=("$daemon disabled")
+        fi
+        if [[ -d /run/systemd/system ]] && systemctl is-enabled -q "$daemon" 2>/dev/null; then
+            as_root systemctl disable --now "$daemon" >>"$LOG" 2>&1 || die "promtool: cannot disable $daemon.service"
+            notes+=("$daemon.service disabled")
+        fi
+    done
+    join "${notes[@]}"
+}
 
 # --- main -------------------------------------------------------------------------------------------
 
