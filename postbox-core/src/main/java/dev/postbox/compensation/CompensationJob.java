@@ -6,8 +6,6 @@ import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.internal.poll.PollLoop;
 import dev.postbox.tracing.LogContext;
-import dev.postbox.tracing.PostboxTracing;
-import dev.postbox.tracing.SpanRequest;
 import dev.postbox.tracing.TraceSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +15,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -164,18 +161,7 @@ public final class CompensationJob implements AutoCloseable {
      * business rows, which carry no context), with the log context naming the key.
      */
     private CompensationResult<Void> compensate(Connection c, String key) throws SQLException {
-        TraceSpan span = TraceSpan.NOOP;
-        if (config.tracing() != PostboxTracing.NOOP) {
-            try {
-                span = config.tracing().start(new SpanRequest(SpanRequest.Operation.PROCESS, SpanRequest.POSTBOX_SYSTEM,
-                        "compensation " + config.name(), null, key, 1, "compensation", null, null,
-                        Map.of("postbox.compensation.biz_type", config.bizType(),
-                                "postbox.compensation.action_type", config.actionType(),
-                                "postbox.compensation.biz_key", key)));
-            } catch (RuntimeException tracerFailed) {
-                span = TraceSpan.NOOP; // a tracer never stops the job
-            }
-        }
+        TraceSpan span = JobSpans.process(config, key);
         try (TraceSpan.Scope current = span.makeCurrent();
              LogContext logs = LogContext.open(null, LogContext.aggregate(config.bizType(), key), span)) {
             CompensationResult<Void> r = compensateNow(c, key);

@@ -6,8 +6,6 @@ import dev.postbox.internal.WindowStats;
 import dev.postbox.internal.poll.Failures;
 import dev.postbox.internal.poll.Transactions;
 import dev.postbox.tracing.LogContext;
-import dev.postbox.tracing.PostboxTracing;
-import dev.postbox.tracing.SpanRequest;
 import dev.postbox.tracing.TraceSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,7 +110,7 @@ final class WorkerCycles {
     private void handle(HandlerRunner runner, MessageRecord event, List<MessageRecord> succeeded,
                         List<WorkerStore.Failure> failures) {
         long handling = System.nanoTime();
-        TraceSpan span = processSpan(event);
+        TraceSpan span = WorkerSpans.process(settings.tracing(), event, id);
         MessageHandler handler = config.handlers().get(event.eventType());
         Throwable error = runner.run(e -> {
             try (TraceSpan.Scope current = span.makeCurrent();
@@ -132,44 +130,6 @@ final class WorkerCycles {
             failures.add(failurePolicy.failure(event, error, "", settings.now()));
         }
         // a listener, classifier or retry policy that throws is contained where it is called
-    }
-
-    /**
-     * The {@code process {event_type}} span of one handler call. The message-event table keeps no headers, only the
-     * trace id of the write ({@code trace_id}): when it is one (32 hex digits), the span joins that trace, its
-     * parent named by the trace id and a span id derived from the event number (the write's span id is not stored).
-     */
-    private TraceSpan processSpan(MessageRecord event) {
-        PostboxTracing tracing = settings.tracing();
-        if (tracing == PostboxTracing.NOOP) {
-            return TraceSpan.NOOP;
-        }
-        try {
-            Map<String, String> parent = null;
-            String traceId = event.traceId();
-            if (traceId != null && traceId.length() == 32 && traceId.chars().allMatch(WorkerCycles::isLowerHex)
-                    && !traceId.equals("0".repeat(32))) {
-                parent = Map.of("traceparent", "00-" + traceId + "-" + derivedSpanId(event.eventNo()) + "-01");
-            }
-            return tracing.start(new SpanRequest(SpanRequest.Operation.PROCESS, SpanRequest.POSTBOX_SYSTEM,
-                    event.eventType(), event.eventNo(), event.bizId(), 1, "message-worker", parent, null,
-                    Map.of("postbox.event.type", event.eventType(), "postbox.biz.type", event.bizType(),
-                            "postbox.worker.id", id)));
-        } catch (RuntimeException tracerFailed) {
-            return TraceSpan.NOOP; // a tracer never stops the worker
-        }
-    }
-
-    private static boolean isLowerHex(int c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-    }
-
-    private static String derivedSpanId(String eventNo) {
-        long h = 1125899906842597L;
-        for (int i = 0; i < eventNo.length(); i++) {
-            h = 31 * h + eventNo.charAt(i);
-        }
-        return String.format("%016x", h == 0 ? 1 : h);
     }
 
     /** Gives {@code events} back unhandled: FAILED, due at once, no attempt counted. */

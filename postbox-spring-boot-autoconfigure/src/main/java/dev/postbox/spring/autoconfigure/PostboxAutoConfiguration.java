@@ -68,7 +68,8 @@ public class PostboxAutoConfiguration {
     @ConditionalOnMissingBean
     public Postbox postbox(DataSource dataSource, PostboxProperties p, Environment env,
                            ObjectProvider<SchemaMigrations> migrations,
-                           @Qualifier(CLOCK_BEAN) ObjectProvider<Clock> clock) {
+                           @Qualifier(CLOCK_BEAN) ObjectProvider<Clock> clock,
+                           ObjectProvider<dev.postbox.tracing.PostboxTracing> tracing) {
         Postbox.Builder b = Postbox.builder(dataSource)
                 .tablePrefix(p.getTablePrefix())
                 .maxPayloadBytes(p.getMaxPayloadBytes())
@@ -80,6 +81,7 @@ public class PostboxAutoConfiguration {
             b.source(source);
         }
         clock.ifAvailable(b::clock);
+        tracing.ifUnique(b::tracing);
         if (env.containsProperty("postbox.node-id")) {
             log.warn("postbox.node-id is set but no longer used: the database assigns every Postbox id");
         }

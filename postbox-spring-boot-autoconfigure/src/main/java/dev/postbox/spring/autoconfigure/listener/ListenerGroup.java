@@ -116,6 +116,28 @@ final class ListenerGroup implements EnvelopeConsumer.Handler {
         return transport;
     }
 
+    /** {@code messaging.system} of its process spans. */
+    String tracedSystem() {
+        return switch (transport) {
+            case KAFKA -> "kafka";
+            case RABBITMQ -> "rabbitmq";
+            case NATS -> "nats";
+            case HTTP -> "http";
+            default -> dev.postbox.tracing.SpanRequest.POSTBOX_SYSTEM;
+        };
+    }
+
+    /** {@code messaging.destination.name} of its process spans: the queue, subject, path, or its topics. */
+    String tracedDestination() {
+        String one = switch (transport) {
+            case RABBITMQ -> queue;
+            case NATS -> subject != null ? subject : stream;
+            case HTTP -> path;
+            default -> null;
+        };
+        return one != null ? one : topics.isEmpty() ? null : String.join(",", topics);
+    }
+
     String consumer() {
         return consumer;
     }

@@ -60,7 +60,7 @@ class PostboxListenerAutoConfiguration {
         }
         return new PostboxListeners(registrar, transports.orderedStream().toList(), upcasters.orderedStream().toList(),
                 payloadMapper(beans), new SpringConsumerTransactions(dataSource, tm), postbox.inbox(),
-                observers.orderedStream().toList(), env);
+                observers.orderedStream().toList(), env, postbox.tracing());
     }
 
     /**

@@ -33,6 +33,7 @@ public final class PostboxListeners implements SmartLifecycle {
     /** Starts before, and stops after, the relay: no event reaches the event bus before its listeners subscribed. */
     public static final int PHASE = RelayLifecycle.PHASE - 16;
 
+    private final dev.postbox.tracing.PostboxTracing tracing;
     private final ListenerRegistrar registrar;
     private final Map<Transport, ListenerTransport> transports = new EnumMap<>(Transport.class);
     private final List<Upcaster> upcasterBeans;
@@ -48,6 +49,15 @@ public final class PostboxListeners implements SmartLifecycle {
     PostboxListeners(ListenerRegistrar registrar, List<ListenerTransport> transports, List<Upcaster> upcasterBeans,
                      PayloadMapper mapper, ConsumerTransactions transactions, Inbox inbox,
                      List<PostboxListenerObserver> observers, PropertyResolver env) {
+        this(registrar, transports, upcasterBeans, mapper, transactions, inbox, observers, env,
+                dev.postbox.tracing.PostboxTracing.NOOP);
+    }
+
+    PostboxListeners(ListenerRegistrar registrar, List<ListenerTransport> transports, List<Upcaster> upcasterBeans,
+                     PayloadMapper mapper, ConsumerTransactions transactions, Inbox inbox,
+                     List<PostboxListenerObserver> observers, PropertyResolver env,
+                     dev.postbox.tracing.PostboxTracing tracing) {
+        this.tracing = tracing;
         this.registrar = registrar;
         this.env = env;
         transports.forEach(t -> this.transports.put(t.transport(), t));
@@ -66,7 +76,8 @@ public final class PostboxListeners implements SmartLifecycle {
         List<ListenerGroup> built = build();
         try {
             for (ListenerGroup g : built) {
-                EnvelopeConsumer consumer = new EnvelopeConsumer(transactions, inbox, g.consumer(), g).observed(g.counting());
+                EnvelopeConsumer consumer = new EnvelopeConsumer(transactions, inbox, g.consumer(), g).observed(g.counting())
+                        .traced(tracing, g.tracedSystem(), g.tracedDestination());
                 ListenerTransport transport = transports.get(g.transport());
                 AutoCloseable subscription = transport.start(g, consumer);
                 started.add(subscription);
