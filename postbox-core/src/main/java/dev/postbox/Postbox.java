@@ -205,6 +205,9 @@ public final class Postbox {
         private String source;
         private boolean notifyOnWrite = true;
         private Duration notifyInterval = PostboxDefaults.NOTIFY_INTERVAL;
+        private dev.postbox.inbox.InboxListener inboxListener = dev.postbox.inbox.InboxListener.NOOP;
+        private dev.postbox.compensation.CompensationJob.Listener compensationListener =
+                dev.postbox.compensation.CompensationJob.Listener.NOOP;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -285,6 +288,24 @@ public final class Postbox {
         }
 
         /**
+         * Told of every {@link dev.postbox.inbox.Inbox#once} outcome of this Postbox's inbox (RAN, DUPLICATE,
+         * failed), whoever calls it: e.g. postbox-micrometer's meters. Default {@link dev.postbox.inbox.InboxListener#NOOP}.
+         */
+        public Builder inboxListener(dev.postbox.inbox.InboxListener inboxListener) {
+            this.inboxListener = Objects.requireNonNull(inboxListener, "inboxListener");
+            return this;
+        }
+
+        /**
+         * Told of every run of every compensation job built from this Postbox ({@link #compensationJob}), e.g.
+         * postbox-micrometer's meters. Default {@link dev.postbox.compensation.CompensationJob.Listener#NOOP}.
+         */
+        public Builder compensationListener(dev.postbox.compensation.CompensationJob.Listener compensationListener) {
+            this.compensationListener = Objects.requireNonNull(compensationListener, "compensationListener");
+            return this;
+        }
+
+        /**
          * Validates the settings, detects the dialect and reads the server's statement limit (one
          * connection, also when the dialect is set) and returns the frozen Postbox.
          *
@@ -314,7 +335,7 @@ public final class Postbox {
             return new Postbox(new Settings(dataSource, d, tables, clock, maxPayloadBytes,
                     maxHeadersBytes, source, notifyOnWrite && d.notifiesAtCommit(),
                     new dev.postbox.internal.NotifyGate(notifyInterval), new dev.postbox.internal.WakeUps(),
-                    maxStatementBytes));
+                    maxStatementBytes, inboxListener, compensationListener));
         }
 
         /**

@@ -68,6 +68,22 @@ public final class CompensationJob implements AutoCloseable {
     public record Run(int scanned, int done, int alreadyDone, int failed, int gaveUp, int errors) {
     }
 
+    /**
+     * Told of every run of a job (metrics of seed 003's success rate), on the job's thread right after the run;
+     * must be quick, and what it throws is logged and ignored. Set once per Postbox
+     * ({@code Postbox.builder(...).compensationListener(...)}), it hears every job built from that Postbox.
+     * Thread-safe implementations only. {@link #NOOP} does nothing.
+     */
+    @FunctionalInterface
+    public interface Listener {
+
+        /** Hears nothing. */
+        Listener NOOP = (job, run) -> { };
+
+        /** {@code job} ran once and did {@code run}. */
+        void ran(CompensationJob job, Run run);
+    }
+
     /** Waiting for the run in progress, however long it takes: close() never returns while it still works. */
     private static final Duration UNTIL_DONE = Duration.ofDays(365L * 100);
 
@@ -75,9 +91,11 @@ public final class CompensationJob implements AutoCloseable {
     private final JobConfig config;
     private final Object runLock = new Object();
     private final PollLoop loop;
+    private final Listener listener;
 
-    private CompensationJob(Compensations compensations, JobConfig config) {
+    private CompensationJob(Compensations compensations, JobConfig config, Listener listener) {
         this.compensations = compensations;
+        this.listener = listener;
         this.config = config;
         // one run per turn, then the interval: the first run at once, the same pause after a failed one
         this.loop = new PollLoop("Compensation job " + config.name(),
@@ -88,6 +106,21 @@ public final class CompensationJob implements AutoCloseable {
     /** The settings this job was built with (tests). */
     JobConfig config() {
         return config;
+    }
+
+    /** The business type whose keys this job compensates, e.g. {@code ORDER}. */
+    public String bizType() {
+        return config.bizType();
+    }
+
+    /** The compensation this job runs, e.g. {@code TIMEOUT_CANCEL}. */
+    public String actionType() {
+        return config.actionType();
+    }
+
+    /** Attempts per key before the key is left to a person. */
+    public int maxAttempts() {
+        return config.maxAttempts();
     }
 
     /**
@@ -123,6 +156,11 @@ public final class CompensationJob implements AutoCloseable {
                 Run run = new Run(keys.size(), done, already, failed, gaveUp, errors);
                 if (!keys.isEmpty()) {
                     log.info("Compensation job {}: {}", job, run);
+                }
+                try {
+                    listener.ran(this, run);
+                } catch (RuntimeException e) {
+                    log.warn("Compensation job {}: its listener failed: {}", job, e.toString());
                 }
                 return run;
             } catch (SQLException e) {
@@ -257,7 +295,8 @@ public final class CompensationJob implements AutoCloseable {
             }
             // the job keeps an immutable copy: later changes to this builder cannot change it
             return new CompensationJob(compensations, new JobConfig(bizType, actionType, scan, action, batchSize,
-                    maxAttempts, interval, dataSource != null ? dataSource : settings.dataSource()));
+                    maxAttempts, interval, dataSource != null ? dataSource : settings.dataSource()),
+                    settings.compensationListener());
         }
     }
 }

@@ -18,6 +18,8 @@ import java.util.Objects;
 /** {@link Inbox} on plain JDBC: insert the log row first, under a savepoint, then run the work. */
 final class JdbcInbox implements Inbox {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcInbox.class);
+
     /** Stored in consume_status: the row only ever commits together with the finished work. */
     static final String DONE = "DONE";
 
@@ -49,6 +51,27 @@ final class JdbcInbox implements Inbox {
         Check.key(settings.dialect(), "consumer", consumer, 128);
         Check.key(settings.dialect(), "eventNo", eventNo, 64);
         Objects.requireNonNull(work, "work");
+        InboxResult<T> result;
+        try {
+            result = run(connection, consumer, eventNo, work);
+        } catch (RuntimeException | Error e) {
+            tell(() -> settings.inboxListener().failed(consumer, eventNo, e));
+            throw e;
+        }
+        tell(() -> settings.inboxListener().delivered(consumer, eventNo, result.outcome()));
+        return result;
+    }
+
+    /** A listener never turns a delivery into a failure. */
+    private static void tell(Runnable hook) {
+        try {
+            hook.run();
+        } catch (RuntimeException e) {
+            log.warn("An inbox listener failed: {}", e.toString());
+        }
+    }
+
+    private <T> InboxResult<T> run(Connection connection, String consumer, String eventNo, Work<T> work) {
         String what = "inbox of consumer '" + consumer + "' for event " + eventNo;
         Savepoint savepoint;
         try {
