@@ -2,6 +2,8 @@ package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.Postbox;
 import dev.postbox.compensation.CompensationJob;
+import dev.postbox.inbox.InboxListener;
+import dev.postbox.compensation.CompensationJob;
 import dev.postbox.message.MessageWorkerBuilder;
 import dev.postbox.message.WorkerListener;
 import dev.postbox.relay.EventBus;
@@ -68,8 +70,12 @@ public class PostboxAutoConfiguration {
     @ConditionalOnMissingBean
     public Postbox postbox(DataSource dataSource, PostboxProperties p, Environment env,
                            ObjectProvider<SchemaMigrations> migrations,
-                           @Qualifier(CLOCK_BEAN) ObjectProvider<Clock> clock) {
+                           @Qualifier(CLOCK_BEAN) ObjectProvider<Clock> clock,
+                           ObjectProvider<InboxListener> inboxListeners,
+                           ObjectProvider<CompensationJob.Listener> compensationListeners) {
         Postbox.Builder b = Postbox.builder(dataSource)
+                .inboxListener(new LateListeners.Inbox(inboxListeners))
+                .compensationListener(new LateListeners.Compensation(compensationListeners))
                 .tablePrefix(p.getTablePrefix())
                 .maxPayloadBytes(p.getMaxPayloadBytes())
                 .maxHeadersBytes(p.getMaxHeadersBytes())
