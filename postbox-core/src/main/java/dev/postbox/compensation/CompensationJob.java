@@ -68,22 +68,6 @@ public final class CompensationJob implements AutoCloseable {
     public record Run(int scanned, int done, int alreadyDone, int failed, int gaveUp, int errors) {
     }
 
-    /**
-     * Told of every run of a job (metrics of seed 003's success rate), on the job's thread right after the run;
-     * must be quick, and what it throws is logged and ignored. Set once per Postbox
-     * ({@code Postbox.builder(...).compensationListener(...)}), it hears every job built from that Postbox.
-     * Thread-safe implementations only. {@link #NOOP} does nothing.
-     */
-    @FunctionalInterface
-    public interface Listener {
-
-        /** Hears nothing. */
-        Listener NOOP = (job, run) -> { };
-
-        /** {@code job} ran once and did {@code run}. */
-        void ran(CompensationJob job, Run run);
-    }
-
     /** Waiting for the run in progress, however long it takes: close() never returns while it still works. */
     private static final Duration UNTIL_DONE = Duration.ofDays(365L * 100);
 
@@ -91,9 +75,9 @@ public final class CompensationJob implements AutoCloseable {
     private final JobConfig config;
     private final Object runLock = new Object();
     private final PollLoop loop;
-    private final Listener listener;
+    private final CompensationListener listener;
 
-    private CompensationJob(Compensations compensations, JobConfig config, Listener listener) {
+    private CompensationJob(Compensations compensations, JobConfig config, CompensationListener listener) {
         this.compensations = compensations;
         this.listener = listener;
         this.config = config;
@@ -227,6 +211,7 @@ public final class CompensationJob implements AutoCloseable {
         private final Compensations compensations;
         private final String bizType;
         private final String actionType;
+        private final CompensationListener listener;
         private Scan scan;
         private KeyAction action;
         private int batchSize = DEFAULT_BATCH_SIZE;
@@ -235,7 +220,9 @@ public final class CompensationJob implements AutoCloseable {
         private DataSource dataSource;
 
         /** Made by {@code Postbox#compensationJob} ({@link Wiring}). */
-        Builder(Settings settings, Compensations compensations, String bizType, String actionType) {
+        Builder(Settings settings, Compensations compensations, String bizType, String actionType,
+                CompensationListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
             this.settings = Objects.requireNonNull(settings, "settings");
             this.compensations = Objects.requireNonNull(compensations, "compensations");
             this.bizType = bizType;
@@ -296,7 +283,7 @@ public final class CompensationJob implements AutoCloseable {
             // the job keeps an immutable copy: later changes to this builder cannot change it
             return new CompensationJob(compensations, new JobConfig(bizType, actionType, scan, action, batchSize,
                     maxAttempts, interval, dataSource != null ? dataSource : settings.dataSource()),
-                    settings.compensationListener());
+                    listener);
         }
     }
 }

@@ -24,11 +24,13 @@ final class JdbcInbox implements Inbox {
     static final String DONE = "DONE";
 
     private final Settings settings;
+    private final InboxListener listener;
     private final InsertIfAbsent insert;
     private final BatchDelete cleanup;
 
-    JdbcInbox(Settings settings) {
+    JdbcInbox(Settings settings, InboxListener listener) {
         this.settings = settings;
+        this.listener = listener;
         String t = settings.tables().consumeLog();
         this.insert = new InsertIfAbsent(settings.dialect(), t,
                 "consumer, event_no, consume_status, create_time, update_time", "(?, ?, ?, ?, ?)",
@@ -55,10 +57,10 @@ final class JdbcInbox implements Inbox {
         try {
             result = run(connection, consumer, eventNo, work);
         } catch (RuntimeException | Error e) {
-            tell(() -> settings.inboxListener().failed(consumer, eventNo, e));
+            tell(() -> listener.failed(consumer, eventNo, e));
             throw e;
         }
-        tell(() -> settings.inboxListener().delivered(consumer, eventNo, result.outcome()));
+        tell(() -> listener.delivered(consumer, eventNo, result.outcome()));
         return result;
     }
 

@@ -18,14 +18,10 @@ import java.time.temporal.ChronoUnit;
  * @param wakeUps       the relays of this Postbox running in this JVM
  * @param maxStatementBytes largest SQL statement the server accepts ({@link Dialect#maxStatementBytes}),
  *                      read at build; multi-row inserts are split to stay under it
- * @param inboxListener told of every inbox outcome; never null
- * @param compensationListener told of every compensation job's run; never null
  */
 public record Settings(DataSource dataSource, Dialect dialect, TableNames tables, Clock clock,
                        int maxPayloadBytes, int maxHeadersBytes, String defaultSource, boolean notifyOnWrite,
-                       NotifyGate notifyGate, WakeUps wakeUps, long maxStatementBytes,
-                       dev.postbox.inbox.InboxListener inboxListener,
-                       dev.postbox.compensation.CompensationJob.Listener compensationListener) {
+                       NotifyGate notifyGate, WakeUps wakeUps, long maxStatementBytes) {
 
     /**
      * SQL for the PostgreSQL NOTIFY channel of the outbox table as the session sees it (one parameter: the

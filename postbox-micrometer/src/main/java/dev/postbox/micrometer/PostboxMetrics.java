@@ -1,6 +1,7 @@
 package dev.postbox.micrometer;
 
 import dev.postbox.compensation.CompensationJob;
+import dev.postbox.compensation.CompensationListener;
 import dev.postbox.inbox.InboxListener;
 import dev.postbox.inbox.InboxResult;
 import dev.postbox.message.MessageRecord;
@@ -69,7 +70,7 @@ import java.util.function.ToLongFunction;
  * from the first {@link #bindTo}; a registry bound later gets them too. Thread-safe.
  */
 public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerListener, InboxListener,
-        CompensationJob.Listener {
+        CompensationListener {
 
     /** Distinct channel tags kept; events of further channels (typos, usually, which go DEAD) share one tag. */
     public static final int MAX_CHANNELS = 64;

@@ -1,6 +1,7 @@
 package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.compensation.CompensationJob;
+import dev.postbox.compensation.CompensationListener;
 import dev.postbox.inbox.InboxListener;
 import dev.postbox.inbox.InboxResult;
 import org.springframework.beans.factory.ObjectProvider;
@@ -9,7 +10,7 @@ import java.util.List;
 
 /**
  * The Postbox bean's inbox and compensation listeners: the application's {@link InboxListener} and
- * {@link CompensationJob.Listener} beans (the starter's meters among them), looked up when the first event comes
+ * {@link CompensationListener} beans (the starter's meters among them), looked up when the first event comes
  * rather than when the Postbox is built, because those beans are made from the Postbox. Once a lookup finds any, it
  * is kept; until then each event looks again (cheap, and only until the context has started).
  */
@@ -49,18 +50,18 @@ final class LateListeners {
         }
     }
 
-    /** Forwards to every {@link CompensationJob.Listener} bean. */
-    static final class Compensation implements CompensationJob.Listener {
-        private final ObjectProvider<CompensationJob.Listener> beans;
-        private volatile List<CompensationJob.Listener> found;
+    /** Forwards to every {@link CompensationListener} bean. */
+    static final class Compensation implements CompensationListener {
+        private final ObjectProvider<CompensationListener> beans;
+        private volatile List<CompensationListener> found;
 
-        Compensation(ObjectProvider<CompensationJob.Listener> beans) {
+        Compensation(ObjectProvider<CompensationListener> beans) {
             this.beans = beans;
         }
 
         @Override
         public void ran(CompensationJob job, CompensationJob.Run run) {
-            List<CompensationJob.Listener> f = found;
+            List<CompensationListener> f = found;
             if (f == null) {
                 f = beans.orderedStream().filter(l -> !(l instanceof Compensation)).toList();
                 if (!f.isEmpty()) {

@@ -2,8 +2,8 @@ package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.Postbox;
 import dev.postbox.compensation.CompensationJob;
+import dev.postbox.compensation.CompensationListener;
 import dev.postbox.inbox.InboxListener;
-import dev.postbox.compensation.CompensationJob;
 import dev.postbox.message.MessageWorkerBuilder;
 import dev.postbox.message.WorkerListener;
 import dev.postbox.relay.EventBus;
@@ -72,7 +72,7 @@ public class PostboxAutoConfiguration {
                            ObjectProvider<SchemaMigrations> migrations,
                            @Qualifier(CLOCK_BEAN) ObjectProvider<Clock> clock,
                            ObjectProvider<InboxListener> inboxListeners,
-                           ObjectProvider<CompensationJob.Listener> compensationListeners) {
+                           ObjectProvider<CompensationListener> compensationListeners) {
         Postbox.Builder b = Postbox.builder(dataSource)
                 .inboxListener(new LateListeners.Inbox(inboxListeners))
                 .compensationListener(new LateListeners.Compensation(compensationListeners))
