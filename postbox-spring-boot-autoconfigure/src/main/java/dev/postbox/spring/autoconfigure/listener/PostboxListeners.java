@@ -90,6 +90,9 @@ public final class PostboxListeners implements SmartLifecycle {
         }
         groups.clear();
         groups.addAll(built);
+        // the delivery meters of every group at 0 before its first delivery (dashboards see them from the start)
+        built.forEach(g -> observers.stream().filter(MeterOutcomes.class::isInstance)
+                .forEach(o -> ((MeterOutcomes) o).register(g.consumer(), g.transport())));
         running = true;
     }
 
