@@ -20,7 +20,7 @@ import org.springframework.context.annotation.Bean;
         afterName = "dev.postbox.spring.autoconfigure.metrics.PostboxMetricsAutoConfiguration")
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean(Postbox.class)
-public class PostboxEndpointAutoConfiguration {
+class PostboxEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
