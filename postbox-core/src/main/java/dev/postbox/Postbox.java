@@ -53,14 +53,19 @@ public final class Postbox {
     private final dev.postbox.compensation.Compensations compensations;
     private volatile dev.postbox.operations.Operations operations;
 
-    private Postbox(Settings settings) {
+    private final dev.postbox.compensation.CompensationListener compensationListener;
+
+    private Postbox(Settings settings, dev.postbox.inbox.InboxListener inboxListener,
+                    dev.postbox.compensation.CompensationListener compensationListener) {
         this.settings = settings;
+        this.compensationListener = compensationListener;
         this.outbox = Features.make(Outbox.class, settings);
         this.messages = Features.make(MessageEvents.class, settings);
         this.queries = Features.make(Queries.class, settings);
         this.schema = new Schema(settings.dataSource(), settings.dialect(), settings.tables(), settings.clock());
         this.admin = Features.make(dev.postbox.admin.Admin.class, settings);
-        this.inbox = Features.make(dev.postbox.inbox.Inbox.class, settings);
+        this.inbox = Features.make(dev.postbox.inbox.Inbox.class, dev.postbox.inbox.InboxListener.class, settings,
+                inboxListener);
         this.compensations = Features.make(dev.postbox.compensation.Compensations.class, settings);
     }
 
@@ -120,8 +125,8 @@ public final class Postbox {
      * a scan for keys plus an action per key in its own transaction, guarded by {@link #compensations()}.
      */
     public dev.postbox.compensation.CompensationJob.Builder compensationJob(String bizType, String actionType) {
-        return Features.make(dev.postbox.compensation.CompensationJob.Builder.class, String[].class, settings,
-                new String[] {bizType, actionType});
+        return Features.make(dev.postbox.compensation.CompensationJob.Builder.class, Object[].class, settings,
+                new Object[] {bizType, actionType, compensationListener});
     }
 
     /**
@@ -211,6 +216,9 @@ public final class Postbox {
         private boolean notifyOnWrite = true;
         private Duration notifyInterval = PostboxDefaults.NOTIFY_INTERVAL;
         private dev.postbox.tracing.PostboxTracing tracing = dev.postbox.tracing.PostboxTracing.NOOP;
+        private dev.postbox.inbox.InboxListener inboxListener = dev.postbox.inbox.InboxListener.NOOP;
+        private dev.postbox.compensation.CompensationListener compensationListener =
+                dev.postbox.compensation.CompensationListener.NOOP;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -294,11 +302,29 @@ public final class Postbox {
          * The tracer of every write (a {@code create} span whose context is stored in the event's headers and whose
          * trace id fills {@code trace_id} when the event names none) and of the relays, workers, compensation jobs
          * and consumers built from this Postbox; default {@link dev.postbox.tracing.PostboxTracing#NOOP}: no spans,
-         * nothing stored. Bindings: {@code OpenTelemetryTracing} (postbox-opentelemetry), the starter's Micrometer
-         * Observation binding.
+         * nothing stored. Binding: {@code OpenTelemetryTracing} (postbox-opentelemetry; the starter uses it with the
+         * application's {@code OpenTelemetry} bean).
          */
         public Builder tracing(dev.postbox.tracing.PostboxTracing tracing) {
             this.tracing = Objects.requireNonNull(tracing, "tracing");
+            return this;
+        }
+
+        /**
+         * Told of every {@link dev.postbox.inbox.Inbox#once} outcome of this Postbox's inbox (RAN, DUPLICATE,
+         * failed), whoever calls it: e.g. postbox-micrometer's meters. Default {@link dev.postbox.inbox.InboxListener#NOOP}.
+         */
+        public Builder inboxListener(dev.postbox.inbox.InboxListener inboxListener) {
+            this.inboxListener = Objects.requireNonNull(inboxListener, "inboxListener");
+            return this;
+        }
+
+        /**
+         * Told of every run of every compensation job built from this Postbox ({@link #compensationJob}), e.g.
+         * postbox-micrometer's meters. Default {@link dev.postbox.compensation.CompensationListener#NOOP}.
+         */
+        public Builder compensationListener(dev.postbox.compensation.CompensationListener compensationListener) {
+            this.compensationListener = Objects.requireNonNull(compensationListener, "compensationListener");
             return this;
         }
 
@@ -332,7 +358,7 @@ public final class Postbox {
             return new Postbox(new Settings(dataSource, d, tables, clock, maxPayloadBytes,
                     maxHeadersBytes, source, notifyOnWrite && d.notifiesAtCommit(),
                     new dev.postbox.internal.NotifyGate(notifyInterval), new dev.postbox.internal.WakeUps(),
-                    maxStatementBytes, tracing));
+                    maxStatementBytes, tracing), inboxListener, compensationListener);
         }
 
         /**

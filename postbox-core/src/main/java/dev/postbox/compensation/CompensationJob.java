@@ -77,9 +77,11 @@ public final class CompensationJob implements AutoCloseable {
     private final JobConfig config;
     private final Object runLock = new Object();
     private final PollLoop loop;
+    private final CompensationListener listener;
 
-    private CompensationJob(Compensations compensations, JobConfig config) {
+    private CompensationJob(Compensations compensations, JobConfig config, CompensationListener listener) {
         this.compensations = compensations;
+        this.listener = listener;
         this.config = config;
         // one run per turn, then the interval: the first run at once, the same pause after a failed one
         this.loop = new PollLoop("Compensation job " + config.name(),
@@ -90,6 +92,21 @@ public final class CompensationJob implements AutoCloseable {
     /** The settings this job was built with (tests). */
     JobConfig config() {
         return config;
+    }
+
+    /** The business type whose keys this job compensates, e.g. {@code ORDER}. */
+    public String bizType() {
+        return config.bizType();
+    }
+
+    /** The compensation this job runs, e.g. {@code TIMEOUT_CANCEL}. */
+    public String actionType() {
+        return config.actionType();
+    }
+
+    /** Attempts per key before the key is left to a person. */
+    public int maxAttempts() {
+        return config.maxAttempts();
     }
 
     /**
@@ -125,6 +142,11 @@ public final class CompensationJob implements AutoCloseable {
                 Run run = new Run(keys.size(), done, already, failed, gaveUp, errors);
                 if (!keys.isEmpty()) {
                     log.info("Compensation job {}: {}", job, run);
+                }
+                try {
+                    listener.ran(this, run);
+                } catch (RuntimeException e) {
+                    log.warn("Compensation job {}: its listener failed: {}", job, e.toString());
                 }
                 return run;
             } catch (SQLException e) {
@@ -209,6 +231,7 @@ public final class CompensationJob implements AutoCloseable {
         private final Compensations compensations;
         private final String bizType;
         private final String actionType;
+        private final CompensationListener listener;
         private Scan scan;
         private KeyAction action;
         private int batchSize = DEFAULT_BATCH_SIZE;
@@ -217,7 +240,9 @@ public final class CompensationJob implements AutoCloseable {
         private DataSource dataSource;
 
         /** Made by {@code Postbox#compensationJob} ({@link Wiring}). */
-        Builder(Settings settings, Compensations compensations, String bizType, String actionType) {
+        Builder(Settings settings, Compensations compensations, String bizType, String actionType,
+                CompensationListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
             this.settings = Objects.requireNonNull(settings, "settings");
             this.compensations = Objects.requireNonNull(compensations, "compensations");
             this.bizType = bizType;
@@ -277,7 +302,8 @@ public final class CompensationJob implements AutoCloseable {
             }
             // the job keeps an immutable copy: later changes to this builder cannot change it
             return new CompensationJob(compensations, new JobConfig(bizType, actionType, scan, action, batchSize,
-                    maxAttempts, interval, dataSource != null ? dataSource : settings.dataSource(), settings.tracing()));
+                    maxAttempts, interval, dataSource != null ? dataSource : settings.dataSource(), settings.tracing()),
+                    listener);
         }
     }
 }

@@ -7,9 +7,10 @@ final class Wiring {
 
     static {
         Features.provide(Compensations.class, Void.class, (settings, none) -> new JdbcCompensations(settings));
-        // the argument: {bizType, actionType}
-        Features.provide(CompensationJob.Builder.class, String[].class, (settings, keys) ->
-                new CompensationJob.Builder(settings, new JdbcCompensations(settings), keys[0], keys[1]));
+        // the argument: {bizType, actionType, the CompensationListener}
+        Features.provide(CompensationJob.Builder.class, Object[].class, (settings, args) ->
+                new CompensationJob.Builder(settings, new JdbcCompensations(settings), (String) args[0],
+                        (String) args[1], (CompensationListener) args[2]));
     }
 
     private Wiring() {

@@ -18,15 +18,19 @@ import java.util.Objects;
 /** {@link Inbox} on plain JDBC: insert the log row first, under a savepoint, then run the work. */
 final class JdbcInbox implements Inbox {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcInbox.class);
+
     /** Stored in consume_status: the row only ever commits together with the finished work. */
     static final String DONE = "DONE";
 
     private final Settings settings;
+    private final InboxListener listener;
     private final InsertIfAbsent insert;
     private final BatchDelete cleanup;
 
-    JdbcInbox(Settings settings) {
+    JdbcInbox(Settings settings, InboxListener listener) {
         this.settings = settings;
+        this.listener = listener;
         String t = settings.tables().consumeLog();
         this.insert = new InsertIfAbsent(settings.dialect(), t,
                 "consumer, event_no, consume_status, create_time, update_time", "(?, ?, ?, ?, ?)",
@@ -49,6 +53,27 @@ final class JdbcInbox implements Inbox {
         Check.key(settings.dialect(), "consumer", consumer, 128);
         Check.key(settings.dialect(), "eventNo", eventNo, 64);
         Objects.requireNonNull(work, "work");
+        InboxResult<T> result;
+        try {
+            result = run(connection, consumer, eventNo, work);
+        } catch (RuntimeException | Error e) {
+            tell(() -> listener.failed(consumer, eventNo, e));
+            throw e;
+        }
+        tell(() -> listener.delivered(consumer, eventNo, result.outcome()));
+        return result;
+    }
+
+    /** A listener never turns a delivery into a failure. */
+    private static void tell(Runnable hook) {
+        try {
+            hook.run();
+        } catch (RuntimeException e) {
+            log.warn("An inbox listener failed: {}", e.toString());
+        }
+    }
+
+    private <T> InboxResult<T> run(Connection connection, String consumer, String eventNo, Work<T> work) {
         String what = "inbox of consumer '" + consumer + "' for event " + eventNo;
         Savepoint savepoint;
         try {

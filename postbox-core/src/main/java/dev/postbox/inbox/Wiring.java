@@ -6,7 +6,7 @@ import dev.postbox.internal.Features;
 final class Wiring {
 
     static {
-        Features.provide(Inbox.class, Void.class, (settings, none) -> new JdbcInbox(settings));
+        Features.provide(Inbox.class, InboxListener.class, JdbcInbox::new);
     }
 
     private Wiring() {

@@ -319,8 +319,9 @@ public interface Dialect {
     /**
      * A query of the catalog's estimate of a table's size, with the table's name as its one parameter,
      * answering one row {@code (bytes, rows)}: heap, indexes and TOAST together, and the estimated row
-     * count (either may be 0 before the database has looked at the table); or null where the catalog keeps
-     * no such estimate. Reads no row of the table.
+     * count (either may be 0 before the database has looked at the table; either SQL NULL where the catalog
+     * keeps no estimate of it, as H2 keeps none of bytes); or null where the catalog keeps no such estimate at
+     * all. Reads no row of the table.
      */
     default String tableSizeSql() {
         return null;

@@ -10,6 +10,7 @@ public final class Queries {
     private final OutboxArchiveQueries outboxArchive;
     private final OutboxSearch outboxSearch;
     private final MessageSearch messageSearch;
+    private final Monitoring monitoring;
 
     /** Made by {@code Postbox} ({@link Wiring}); applications call {@code postbox.queries()}. */
     Queries(Settings settings) {
@@ -18,6 +19,12 @@ public final class Queries {
         this.outboxArchive = new JdbcOutboxArchiveQueries(settings);
         this.outboxSearch = new OutboxSearch(settings);
         this.messageSearch = new MessageSearch(settings);
+        this.monitoring = new Monitoring(settings);
+    }
+
+    /** Table sizes, live relays and retryable compensations: what the meters and the Actuator endpoint read. */
+    public Monitoring monitoring() {
+        return monitoring;
     }
 
     /** Search of the outbox as a person types it ({@link SearchQuery}: an order number, event_no:, status:dead ...). */

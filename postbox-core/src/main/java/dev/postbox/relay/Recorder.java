@@ -133,6 +133,8 @@ final class Recorder {
         }
         tally.add();
         if (fenced > 0) {
+            int n = fenced;
+            Failures.safely(log, config.owner(), () -> config.listener().fenced(config.instanceId(), n));
             log.warn("Relay {}: {} outcomes not recorded: their leases expired and another relay took them over",
                     config.instanceId(), fenced);
         }

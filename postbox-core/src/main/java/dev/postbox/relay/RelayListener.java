@@ -48,6 +48,14 @@ public interface RelayListener {
     default void clockSkew(String relayId, Duration offset, Duration bound, boolean trusted) {
     }
 
+    /**
+     * {@code count} outcomes of one cycle were not recorded because this relay no longer held their rows' lease
+     * (it expired and another relay took the events over): fenced writes, refused by {@code locked_by}. The other
+     * relay publishes those events again; nothing is lost, but each is a sign of a lease too short for the sends.
+     */
+    default void fenced(String relayId, int count) {
+    }
+
     /** One claim-publish-record cycle finished. */
     default void batch(String relayId, int claimed, int published, int failed, int dead, Duration took) {
     }

@@ -389,8 +389,8 @@ public final class Retention implements AutoCloseable {
     /**
      * A table's size as the database's catalog estimates it, reading no row of it.
      *
-     * @param rows  estimated rows, or -1 where the catalog keeps no estimate (H2)
-     * @param bytes heap, indexes and TOAST together, or -1 likewise
+     * @param rows  estimated rows, or -1 where the catalog keeps no estimate
+     * @param bytes heap, indexes and TOAST together, or -1 where the catalog keeps none (H2)
      */
     public record TableSize(long rows, long bytes) {
     }
@@ -405,7 +405,13 @@ public final class Retention implements AutoCloseable {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setString(1, table.table(settings.tables()));
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? new TableSize(rs.getLong(2), rs.getLong(1)) : new TableSize(-1, -1);
+                    if (!rs.next()) {
+                        return new TableSize(-1, -1);
+                    }
+                    long bytes = rs.getLong(1);
+                    boolean noBytes = rs.wasNull(); // H2 estimates rows but not bytes
+                    long rows = rs.getLong(2);
+                    return new TableSize(rs.wasNull() ? -1 : rows, noBytes ? -1 : bytes);
                 }
             }
         });

@@ -365,7 +365,15 @@ public abstract class RelayRobustnessContract extends DatabaseContract {
             return records.stream().<CompletionStage<PublishResult>>map(r -> CompletableFuture.supplyAsync(
                     PublishResult::published, CompletableFuture.delayedExecutor(1500, TimeUnit.MILLISECONDS))).toList();
         };
-        try (Relay relay = live.relay(slow).instanceId("relay-robbed").leaseDuration(Duration.ofMillis(600)).build()) {
+        java.util.List<String> fencedHeard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RelayListener hears = new RelayListener() {
+            @Override
+            public void fenced(String relayId, int count) {
+                fencedHeard.add(relayId + ":" + count);
+            }
+        };
+        try (Relay relay = live.relay(slow).instanceId("relay-robbed").leaseDuration(Duration.ofMillis(600))
+                .listener(hears).build()) {
             CompletableFuture<Cycle> cycle = CompletableFuture.supplyAsync(relay::runOnce);
             assertThat(sending.await(30, TimeUnit.SECONDS)).isTrue();
             // another relay took the batch over (as after a long pause of this one)
@@ -374,6 +382,7 @@ public abstract class RelayRobustnessContract extends DatabaseContract {
             Cycle done = cycle.get(30, TimeUnit.SECONDS);
             assertThat(calls.get()).as("no wave after the renewal found the leases gone").isEqualTo(1);
             assertThat(done.fenced()).as("its late outcome is fenced").isEqualTo(1);
+            assertThat(fencedHeard).as("the listener is told (postbox_relay_fenced_total)").containsExactly("relay-robbed:1");
         }
         assertThat(queryLong("SELECT COUNT(*) FROM " + postbox.tables().outbox() + " WHERE locked_by = 'thief'"))
                 .as("the new owner's leases untouched").isEqualTo(3);

@@ -330,7 +330,8 @@ public abstract class RetentionContract extends DatabaseContract {
         if (postbox.dialect().tableSizeSql() == null) {
             assertThat(size).isEqualTo(new Retention.TableSize(-1, -1));
         } else {
-            assertThat(size.bytes()).as("heap and indexes").isPositive();
+            assertThat(size.bytes()).as("heap and indexes, or -1 where the catalog keeps no bytes (H2)")
+                    .matches(b -> b > 0 || (b == -1 && postbox.dialect().embedded()));
             assertThat(size.rows()).isGreaterThanOrEqualTo(0);
         }
         retention.close();

@@ -1,6 +1,9 @@
 package dev.postbox.micrometer;
 
 import dev.postbox.common.ValidationException;
+import dev.postbox.compensation.CompensationJob;
+import dev.postbox.operations.OperationsConfig;
+import dev.postbox.query.Monitoring;
 import dev.postbox.query.Queries;
 import dev.postbox.retention.Retention;
 import dev.postbox.retention.RetentionTable;
@@ -8,7 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,8 +27,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Reads the outbox and message-event {@link Backlogs} every refresh interval on one daemon thread of its own, so neither a
  * metrics scrape nor the relay ever waits for the query.
  * A failed read is logged (at most once a minute, with the number of failures in between) and keeps the last
- * values. With retention on, the same loop also reads the catalog's size of each Postbox table
- * ({@link Retention#size}, never the table itself) for the {@code postbox.table.*} gauges. {@link #start()} and
+ * values. The same loop also reads the catalog's size of each Postbox table ({@link Monitoring#tableSize}, never
+ * the table itself) for the {@code postbox.table.*} gauges, the relays' and workers' heartbeats
+ * ({@link Monitoring#instances}, alive within {@link OperationsConfig#DEFAULT_ALIVE_WITHIN}) for
+ * {@code postbox.relay.instances} and the Actuator endpoint, and each known compensation job's retryable
+ * compensations ({@link Monitoring#retryableCompensations}) for {@code postbox.compensation.pending}. Every read is
+ * of the whole table, so every instance reading one database sees the same values (see docs/metrics.md). {@link #start()} and
  * {@link #stop()} (or {@link #close()}) are the owner's: the starter ties them to the application context. Thread-safe.
  */
 public class BacklogMonitor implements AutoCloseable {
@@ -37,8 +47,12 @@ public class BacklogMonitor implements AutoCloseable {
 
     private final Queries queries;
     private final Duration interval;
+    @SuppressWarnings("unused") // the constructors keep their signatures; sizes no longer need it
     private final Retention retention;
-    private volatile Map<RetentionTable, Retention.TableSize> sizes = Map.of();
+    private final List<CompensationJob> jobs;
+    private volatile Map<RetentionTable, Monitoring.TableSize> sizes = Map.of();
+    private volatile List<Monitoring.Instance> instances;
+    private volatile Map<String, Long> pending = Map.of();
     // only touched by the reading thread
     private long sizeFailuresInRow;
     private long lastSizeLogNanos;
@@ -66,10 +80,21 @@ public class BacklogMonitor implements AutoCloseable {
     /**
      * @param queries   where the backlogs are read
      * @param interval  how often; positive
-     * @param retention whose {@link Retention#size table sizes} are read too, or null (retention off)
+     * @param retention kept for the callers that pass it: the table sizes are read with or without retention
      */
     public BacklogMonitor(Queries queries, Duration interval, Retention retention) {
+        this(queries, interval, retention, List.of());
+    }
+
+    /**
+     * @param queries   where the backlogs are read
+     * @param interval  how often; positive
+     * @param retention kept for the callers that pass it; the table sizes are read either way
+     * @param jobs      compensation jobs whose retryable compensations are read ({@link #pending()}); may be empty
+     */
+    public BacklogMonitor(Queries queries, Duration interval, Retention retention, Collection<CompensationJob> jobs) {
         this.retention = retention;
+        this.jobs = List.copyOf(jobs);
         this.queries = Objects.requireNonNull(queries, "queries");
         if (interval == null || interval.isNegative() || interval.isZero()) {
             throw new ValidationException("interval", "must be positive, was " + interval);
@@ -147,21 +172,51 @@ public class BacklogMonitor implements AutoCloseable {
         return interval;
     }
 
-    /** The last catalog size read of {@code table}, or null before one (or with retention off). */
-    public Retention.TableSize tableSize(RetentionTable table) {
+    /** The last catalog size read of {@code table}, or null before one. */
+    public Monitoring.TableSize tableSize(RetentionTable table) {
         return sizes.get(table);
     }
 
-    /** Reads every table's catalog size now, on the caller's thread; keeps what was read, throws what failed. */
+    /** The relays and workers of the last heartbeat read (seen within a day), or null before one. */
+    public List<Monitoring.Instance> instances() {
+        return instances;
+    }
+
+    /** Relays whose heartbeat the last read found alive, or -1 before a read. */
+    public int relaysAlive() {
+        List<Monitoring.Instance> i = instances;
+        return i == null ? -1 : (int) i.stream().filter(x -> x.alive() && "relay".equals(x.role())).count();
+    }
+
+    /** Retryable compensations per job tag ({@link #jobTag}) as last read; a job not read yet is absent. */
+    public Map<String, Long> pending() {
+        return pending;
+    }
+
+    /** The compensation jobs whose pending compensations this monitor reads. */
+    public List<CompensationJob> jobs() {
+        return jobs;
+    }
+
+    /** A job's {@code job} tag: {@code bizType:actionType}. */
+    public static String jobTag(CompensationJob job) {
+        return job.bizType() + ":" + job.actionType();
+    }
+
+    /** Reads every table's catalog size, the heartbeats and the jobs' pending counts now, on the caller's thread; throws what failed. */
     public void readSizes() {
-        if (retention == null) {
-            return;
-        }
-        Map<RetentionTable, Retention.TableSize> read = new EnumMap<>(RetentionTable.class);
+        Monitoring m = queries.monitoring();
+        Map<RetentionTable, Monitoring.TableSize> read = new EnumMap<>(RetentionTable.class);
         for (RetentionTable t : RetentionTable.values()) {
-            read.put(t, retention.size(t));
+            read.put(t, m.tableSize(t));
         }
         sizes = Map.copyOf(read);
+        instances = List.copyOf(m.instances(OperationsConfig.DEFAULT_ALIVE_WITHIN));
+        Map<String, Long> p = new LinkedHashMap<>();
+        for (CompensationJob j : jobs) {
+            p.put(jobTag(j), m.retryableCompensations(j.bizType(), j.actionType(), j.maxAttempts()));
+        }
+        pending = Map.copyOf(p);
     }
 
     private void refreshSizes() {
@@ -173,13 +228,13 @@ public class BacklogMonitor implements AutoCloseable {
             long now = System.nanoTime();
             if (sizeFailuresInRow == 1 || now - lastSizeLogNanos >= LOG_EVERY_NANOS) {
                 lastSizeLogNanos = now;
-                log.warn("Postbox table sizes could not be read ({} failure(s) in a row); the gauges keep their last"
-                        + " values: {}", sizeFailuresInRow, e.toString());
+                log.warn("Postbox table sizes, heartbeats or pending compensations could not be read ({} failure(s) in"
+                        + " a row); the gauges keep their last values: {}", sizeFailuresInRow, e.toString());
             }
         }
     }
 
-    /** One read of the backlogs and (with retention) the table sizes, on the caller's thread; never throws. */
+    /** One read of the backlogs, the table sizes, the heartbeats and the pending compensations, on the caller's thread; never throws. */
     public void refresh() {
         refreshBacklogs();
         refreshSizes();

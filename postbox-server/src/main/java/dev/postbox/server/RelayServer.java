@@ -185,6 +185,7 @@ public final class RelayServer implements AutoCloseable {
             config.routes().stream().filter(r -> r.source().equals(source.name())).forEach(r -> channels.add(r.channel()));
             for (ServerConfig.Bulkhead b : source.bulkheads()) {
                 Routes.Builder routes = Routes.builder();
+                Map<String, String> destinationOf = new java.util.HashMap<>(); // "channel\0topic" or "channel\0"
                 Map<String, Publisher> clients = new LinkedHashMap<>();
                 for (ServerConfig.Route r : config.routes()) {
                     if (!r.source().equals(source.name())) {
@@ -201,6 +202,7 @@ public final class RelayServer implements AutoCloseable {
                             throw new ServerStartException("destinations." + name + ": " + e.getMessage(), e);
                         }
                     });
+                    destinationOf.put(r.channel() + "\u0000" + (r.topic() == null ? "" : r.topic()), r.destination());
                     if (r.topic() == null) {
                         routes.channel(r.channel(), p);
                     } else {
@@ -208,7 +210,7 @@ public final class RelayServer implements AutoCloseable {
                     }
                 }
                 SourceRelay s = new SourceRelay(b, routes.build(), channels, instanceId, config.server().console(),
-                        registry, timer);
+                        registry, timer, destinationOf);
                 sources.put(b.name(), s);
                 s.start();
             }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -49,6 +50,8 @@ final class SourceRelay implements AutoCloseable {
     private final ServerConfig.Bulkhead bulkhead;
     private final String key;
     private final Routes routes;
+    /** The destination of "channel\0topic" (a topic route) and "channel\0" (a channel route): the meters' tag. */
+    private final Map<String, String> destinationOf;
     private final Collection<String> channels;
     private final String instanceId;
     private final ServerConfig.Console consoleConfig;
@@ -66,7 +69,9 @@ final class SourceRelay implements AutoCloseable {
     private ScheduledFuture<?> pending;
 
     SourceRelay(ServerConfig.Bulkhead bulkhead, Routes routes, Collection<String> channels, String instanceId,
-                ServerConfig.Console consoleConfig, MeterRegistry registry, ScheduledExecutorService timer) {
+                ServerConfig.Console consoleConfig, MeterRegistry registry, ScheduledExecutorService timer,
+                Map<String, String> destinationOf) {
+        this.destinationOf = Map.copyOf(destinationOf);
         this.bulkhead = bulkhead;
         ServerConfig.Source source = bulkhead.source();
         this.key = "sources." + source.name() + (source.tenants().isEmpty() ? ""
@@ -183,7 +188,11 @@ final class SourceRelay implements AutoCloseable {
         }
         postbox = p;
         monitor = new BacklogMonitor(p.queries(), BACKLOG_INTERVAL);
-        metrics = new PostboxMetrics(monitor, channels, null, List.of(Tag.of("source", name())));
+        metrics = PostboxMetrics.builder(monitor).channels(channels).tags(List.of(Tag.of("source", name())))
+                .destinations(e -> {
+                    String d = e.topic() == null ? null : destinationOf.get(e.channel() + "\u0000" + e.topic());
+                    return d != null ? d : destinationOf.get(e.channel() + "\u0000");
+                }, c -> destinationOf.get(c + "\u0000")).build();
         metrics.bindTo(registry);
         monitor.start();
         if (consoleConfig.enabled()) {

@@ -182,18 +182,18 @@ class ServerOperationsTest {
             assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
             String s = r.body();
             assertThat(sample(s, "postbox_publish_outcomes_total",
-                    "channel=\"RABBITMQ\",outcome=\"published\",source=\"orders\"")).isEqualTo(12);
+                    "channel=\"RABBITMQ\",destination=\"rabbit\",outcome=\"published\",source=\"orders\"")).isEqualTo(12);
             assertThat(sample(s, "postbox_publish_outcomes_total",
-                    "channel=\"NATS\",outcome=\"published\",source=\"billing\"")).isEqualTo(7);
+                    "channel=\"NATS\",destination=\"nats\",outcome=\"published\",source=\"billing\"")).isEqualTo(7);
             assertThat(sample(s, "postbox_destination_sends_total", "destination=\"rabbit\",outcome=\"published\""))
                     .isEqualTo(12);
             assertThat(sample(s, "postbox_destination_sends_total", "destination=\"nats\",outcome=\"published\""))
                     .isEqualTo(7);
             assertThat(sample(s, "postbox_destination_in_flight", "destination=\"nats\"")).isZero();
-            assertThat(s).contains("postbox_publish_latency_seconds_bucket{channel=\"NATS\",source=\"billing\",le=");
+            assertThat(s).contains("postbox_publish_latency_seconds_bucket{channel=\"NATS\",destination=\"nats\",source=\"billing\",le=");
             await("the backlog gauges read", () -> quietly(() -> sample(server.scrape(), "postbox_outbox_backlog",
-                    "source=\"orders\",status=\"pending\"")) == 0.0);
-            assertThat(sample(server.scrape(), "postbox_outbox_dead", "source=\"billing\"")).isZero();
+                    "scope=\"table\",source=\"orders\",status=\"pending\"")) == 0.0);
+            assertThat(sample(server.scrape(), "postbox_outbox_dead", "scope=\"table\",source=\"billing\"")).isZero();
         }
     }
 

@@ -131,12 +131,16 @@ abstract class SmokeContract {
         await("the event is PUBLISHED", () -> outboxStatus(no) == OutboxStatus.PUBLISHED);
         String scrape = get("/actuator/prometheus").body();
         Matcher published = Pattern.compile(
-                "postbox_publish_outcomes_total\\{[^}]*channel=\"EVENT_BUS\",outcome=\"published\"[^}]*} ([0-9.E]+)")
+                "postbox_publish_outcomes_total\\{[^}]*channel=\"EVENT_BUS\",destination=\"event-bus\",outcome=\"published\"[^}]*} ([0-9.E]+)")
                 .matcher(scrape);
         assertThat(published.find()).as(scrape).isTrue();
         assertThat(Double.parseDouble(published.group(1))).isGreaterThanOrEqualTo(1);
         assertThat(scrape).contains("postbox_outbox_backlog{", "status=\"pending\"", "postbox_outbox_dead",
-                "postbox_outbox_oldest_age_seconds", "postbox_publish_latency_seconds_bucket");
+                "postbox_outbox_oldest_age_seconds", "postbox_publish_latency_seconds_bucket", "postbox_table_rows{",
+                "postbox_relay_instances{", "postbox_relay_fenced_total", "scope=\"table\"");
+        String endpoint = get("/actuator/postbox").body();
+        assertThat(endpoint).as("the read-only postbox endpoint on this Boot line")
+                .contains("\"backlog\"", "\"relays\"", "\"lastErrors\"", "\"readAt\"");
     }
 
     private String postboxHealth() {

@@ -2,6 +2,8 @@ package dev.postbox.spring.autoconfigure;
 
 import dev.postbox.Postbox;
 import dev.postbox.compensation.CompensationJob;
+import dev.postbox.compensation.CompensationListener;
+import dev.postbox.inbox.InboxListener;
 import dev.postbox.message.MessageWorkerBuilder;
 import dev.postbox.message.WorkerListener;
 import dev.postbox.relay.EventBus;
@@ -69,8 +71,12 @@ public class PostboxAutoConfiguration {
     public Postbox postbox(DataSource dataSource, PostboxProperties p, Environment env,
                            ObjectProvider<SchemaMigrations> migrations,
                            @Qualifier(CLOCK_BEAN) ObjectProvider<Clock> clock,
-                           ObjectProvider<dev.postbox.tracing.PostboxTracing> tracing) {
+                           ObjectProvider<dev.postbox.tracing.PostboxTracing> tracing,
+                           ObjectProvider<InboxListener> inboxListeners,
+                           ObjectProvider<CompensationListener> compensationListeners) {
         Postbox.Builder b = Postbox.builder(dataSource)
+                .inboxListener(new LateListeners.Inbox(inboxListeners))
+                .compensationListener(new LateListeners.Compensation(compensationListeners))
                 .tablePrefix(p.getTablePrefix())
                 .maxPayloadBytes(p.getMaxPayloadBytes())
                 .maxHeadersBytes(p.getMaxHeadersBytes())

@@ -74,7 +74,8 @@ class RetentionAutoConfigurationTest {
             assertThat(retentionDetails(context)).containsEntry("enabled", false).hasSize(1);
             SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
             assertThat(registry.find("postbox.retention.deleted").meters()).isEmpty();
-            assertThat(registry.find("postbox.table.rows").meters()).isEmpty();
+            assertThat(registry.find("postbox.table.rows").meters()).as("table sizes are read without retention too")
+                    .hasSize(dev.postbox.retention.RetentionTable.values().length);
         });
         enabled().withPropertyValues("postbox.enabled=false", "postbox.retention.outbox.published=7d")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Retention.class));
@@ -177,8 +178,8 @@ class RetentionAutoConfigurationTest {
                         Gauge bytes = registry.find("postbox.table.bytes").tag("table", table).gauge();
                         assertThat(rows).as(table).isNotNull();
                         assertThat(bytes).as(table).isNotNull();
-                        assertThat(rows.value()).as("H2 keeps no estimate").isNaN();
-                        assertThat(bytes.value()).isNaN();
+                        assertThat(rows.value()).as("H2's row count estimate").isGreaterThanOrEqualTo(0.0);
+                        assertThat(bytes.value()).as("H2 keeps no bytes per table").isNaN();
                     }
 
                     Map<String, Object> r = retentionDetails(context);

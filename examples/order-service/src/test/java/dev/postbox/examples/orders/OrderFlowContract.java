@@ -195,6 +195,39 @@ public abstract class OrderFlowContract extends OrderServiceE2eBase {
         assertThat(prometheus.body()).contains("postbox_publish_outcomes_total");
     }
 
+    /**
+     * Every name the shipped dashboard and alert rules query (docs/metrics.md) is in the scrape whatever has happened
+     * yet (counters of known channels, consumers and jobs registered at 0), with the application tag, and the
+     * read-only postbox endpoint answers.
+     */
+    @Test
+    void prometheusScrapeHasEveryDashboardMetricAndThePostboxEndpointAnswers() throws Exception {
+        HttpResponse<String> prometheus = get("/actuator/prometheus");
+        assertThat(prometheus.statusCode()).isEqualTo(200);
+        String body = prometheus.body();
+        for (String name : List.of("postbox_outbox_backlog{", "postbox_outbox_dead{", "postbox_outbox_oldest_age_seconds{",
+                "postbox_message_backlog{", "postbox_message_dead{", "postbox_message_oldest_age_seconds{",
+                "postbox_publish_latency_seconds_bucket{", "postbox_publish_outcomes_total{",
+                "postbox_relay_batch_size_events_count{", "postbox_relay_batch_duration_seconds_count{",
+                "postbox_message_outcomes_total{", "postbox_relay_lease_expiries_total{",
+                "postbox_listener_deliveries_total{", "postbox_table_rows{", "postbox_table_bytes{",
+                "postbox_inbox_duplicates_total{", "postbox_inbox_deliveries_total{",
+                "postbox_compensation_outcomes_total{", "postbox_compensation_pending{", "postbox_relay_fenced_total{",
+                "postbox_relay_instances{")) {
+            assertThat(body).as(name).contains(name);
+        }
+        assertThat(body).contains("application=\"order-service\"").contains("destination=\"event-bus\"")
+                .contains("consumer=\"inventory\"").contains("scope=\"table\"");
+        for (String table : List.of("outbox", "messages", "consume-log", "compensations")) {
+            assertThat(body).as(table).containsPattern("postbox_table_rows\\{[^}]*table=\"" + table + "\"");
+        }
+        HttpResponse<String> endpoint = get("/actuator/postbox");
+        assertThat(endpoint.statusCode()).as(endpoint.body()).isEqualTo(200);
+        assertThat(json(endpoint).has("backlog")).as(endpoint.body()).isTrue();
+        assertThat(json(endpoint).has("relays")).isTrue();
+        assertThat(json(endpoint).has("lastErrors")).isTrue();
+    }
+
     private List<String> placeConcurrently(String user, int n, java.util.function.IntFunction<String> sku,
                                            java.util.function.IntUnaryOperator quantity) throws Exception {
         ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);

@@ -25,13 +25,27 @@ final class MeterOutcomes implements PostboxListenerObserver {
 
     @Override
     public void delivered(Delivery d) {
+        Counter c = counter(d.consumer(), d.transport(), d.outcome());
+        if (c != null) {
+            c.increment();
+        }
+    }
+
+    /** Registers the counters of {@code consumer} on {@code transport} at 0 (when there is a registry). */
+    void register(String consumer, dev.postbox.spring.PostboxListener.Transport transport) {
+        for (Outcome o : Outcome.values()) {
+            counter(consumer, transport, o);
+        }
+    }
+
+    private Counter counter(String consumer, dev.postbox.spring.PostboxListener.Transport transport, Outcome outcome) {
         MeterRegistry r = registry.getIfUnique();
         if (r == null) {
-            return;
+            return null;
         }
-        counters.computeIfAbsent(d.transport() + "\u0000" + d.consumer() + "\u0000" + d.outcome(), k ->
+        return counters.computeIfAbsent(transport + "\u0000" + consumer + "\u0000" + outcome, k ->
                 Counter.builder(DELIVERIES).description("Deliveries to @PostboxListener methods, by outcome")
-                        .tag("consumer", d.consumer()).tag("transport", d.transport().name())
-                        .tag("outcome", d.outcome().name()).register(r)).increment();
+                        .tag("consumer", consumer).tag("transport", transport.name())
+                        .tag("outcome", outcome.name()).register(r));
     }
 }

@@ -68,6 +68,15 @@ public final class PostboxListeners implements SmartLifecycle {
         this.observers = List.copyOf(observers);
     }
 
+    /**
+     * The consumers of the application's {@code @PostboxListener} methods found so far (all of them once the context's
+     * singletons exist), in the order found: the meters register their inbox counters at 0 for each.
+     */
+    public List<String> consumers() {
+        return registrar.listeners().stream()
+                .map(f -> ListenerSpec.of(f.annotation(), env, f.declared().getName()).consumer()).distinct().toList();
+    }
+
     @Override
     public synchronized void start() {
         if (running) {
@@ -92,6 +101,9 @@ public final class PostboxListeners implements SmartLifecycle {
         }
         groups.clear();
         groups.addAll(built);
+        // the delivery meters of every group at 0 before its first delivery (dashboards see them from the start)
+        built.forEach(g -> observers.stream().filter(MeterOutcomes.class::isInstance)
+                .forEach(o -> ((MeterOutcomes) o).register(g.consumer(), g.transport())));
         running = true;
     }
 

@@ -31,6 +31,17 @@ public final class BacklogMonitor extends dev.postbox.micrometer.BacklogMonitor 
         super(queries, checked(interval), retention);
     }
 
+    /**
+     * @param queries   where the backlogs are read
+     * @param interval  how often; positive ({@code postbox.metrics.refresh-interval})
+     * @param retention passed on, or null
+     * @param jobs      the application's compensation jobs, whose pending compensations are read
+     */
+    public BacklogMonitor(Queries queries, Duration interval, Retention retention,
+                          java.util.Collection<dev.postbox.compensation.CompensationJob> jobs) {
+        super(queries, checked(interval), retention, jobs);
+    }
+
     private static Duration checked(Duration interval) {
         if (interval == null || interval.isNegative() || interval.isZero()) {
             throw new ValidationException("postbox.metrics.refresh-interval", "must be positive, was " + interval);

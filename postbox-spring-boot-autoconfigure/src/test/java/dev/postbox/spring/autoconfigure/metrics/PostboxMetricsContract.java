@@ -57,6 +57,28 @@ abstract class PostboxMetricsContract {
     }
 
     @Test
+    final void theStartersInboxCountsEveryUseAndPublishMetersNameTheDestination() {
+        ObservedApp.runner(db.dataSource()).run(context -> {
+            SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+            assertThat(registry.find("postbox.publish.outcomes").tags("outcome", "published", "channel", EventBus.CHANNEL,
+                    "destination", "event-bus").counter()).as("the bus's route names the destination").isNotNull();
+            dev.postbox.spring.TransactionalInbox inbox = context.getBean(dev.postbox.spring.TransactionalInbox.class);
+            org.springframework.transaction.support.TransactionTemplate tx = new org.springframework.transaction.support
+                    .TransactionTemplate(context.getBean(org.springframework.transaction.PlatformTransactionManager.class));
+            for (int i = 0; i < 2; i++) {
+                tx.executeWithoutResult(s -> inbox.once("inventory", "E-7", () -> { }));
+            }
+            assertThat(registry.find("postbox.inbox.deliveries").tags("consumer", "inventory", "outcome", "ran").counter()
+                    .count()).isEqualTo(1.0);
+            assertThat(registry.find("postbox.inbox.duplicates").tag("consumer", "inventory").counter().count())
+                    .as("the Postbox bean's inbox reports to the meters").isEqualTo(1.0);
+            assertThat(registry.find("postbox.relay.fenced").counter()).isNotNull();
+            assertThat(registry.find("postbox.relay.instances").gauge()).isNotNull();
+            assertThat(registry.find("postbox.table.rows").tag("table", "outbox").gauge()).isNotNull();
+        });
+    }
+
+    @Test
     final void throwingSubscriberCountsFailedOutcome() {
         ObservedApp.runner(db.dataSource()).run(context -> {
             context.getBean(EventBus.class).subscribe("t", r -> {
