@@ -5,8 +5,6 @@ import dev.postbox.common.ValidationException;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.internal.poll.PollLoop;
-import dev.postbox.tracing.LogContext;
-import dev.postbox.tracing.TraceSpan;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -178,22 +176,9 @@ public final class CompensationJob implements AutoCloseable {
         return List.copyOf(keys);
     }
 
-    /**
-     * One key in a {@code process compensation {bizType}/{actionType}} span (a new trace: the scan starts from
-     * business rows, which carry no context), with the log context naming the key.
-     */
+    /** One key, traced and in the log context ({@link JobSpans#traced}). */
     private CompensationResult<Void> compensate(Connection c, String key) throws SQLException {
-        TraceSpan span = JobSpans.process(config, key);
-        try (TraceSpan.Scope current = span.makeCurrent();
-             LogContext logs = LogContext.open(null, LogContext.aggregate(config.bizType(), key), span)) {
-            CompensationResult<Void> r = compensateNow(c, key);
-            span.end(r.outcome() == CompensationResult.Outcome.FAILED || r.outcome() == CompensationResult.Outcome.GAVE_UP
-                    ? new IllegalStateException(String.valueOf(r.error())) : null);
-            return r;
-        } catch (SQLException | RuntimeException | Error e) {
-            span.end(e);
-            throw e;
-        }
+        return JobSpans.traced(config, key, () -> compensateNow(c, key));
     }
 
     private CompensationResult<Void> compensateNow(Connection c, String key) throws SQLException {

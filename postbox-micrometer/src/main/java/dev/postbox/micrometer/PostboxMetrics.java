@@ -240,7 +240,7 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
             Gauge.builder("postbox.compensation.pending", monitor, m -> {
                 Long n = m.pending().get(tag);
                 return n == null ? Double.NaN : n;
-            }).tag("job", tag).tags(List.of(TABLE_SCOPE))
+            }).tag("compensation", tag).tags(List.of(TABLE_SCOPE))
                     .description("Failed compensations of the job with attempts left (the job's next runs try them"
                             + " again)").strongReference(true).register(registry);
         }
@@ -429,7 +429,7 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
     }
 
     private Counter jobOutcome(String outcome, String job) {
-        return Counter.builder("postbox.compensation.outcomes").tag("job", job).tag("outcome", outcome)
+        return Counter.builder("postbox.compensation.outcomes").tag("compensation", job).tag("outcome", outcome)
                 .description("Keys a compensation job's runs compensated (done), found already done, failed (may run"
                         + " again), gave up on (attempts used up) or could not finish (error, tried again)")
                 .register(registry);

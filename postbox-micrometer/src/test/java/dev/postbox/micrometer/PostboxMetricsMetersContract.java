@@ -70,10 +70,10 @@ public abstract class PostboxMetricsMetersContract extends DatabaseContract {
         }
         assertThat(registry.find("postbox.inbox.duplicates").tag("consumer", "inventory").counter().count()).isZero();
         for (String outcome : new String[] {"done", "already_done", "failed", "gave_up", "error"}) {
-            assertThat(registry.find("postbox.compensation.outcomes").tags("job", "ORDER:TIMEOUT_CANCEL", "outcome", outcome)
+            assertThat(registry.find("postbox.compensation.outcomes").tags("compensation", "ORDER:TIMEOUT_CANCEL", "outcome", outcome)
                     .counter().count()).isZero();
         }
-        assertThat(registry.find("postbox.compensation.pending").tags("job", "ORDER:TIMEOUT_CANCEL", "scope", "table")
+        assertThat(registry.find("postbox.compensation.pending").tags("compensation", "ORDER:TIMEOUT_CANCEL", "scope", "table")
                 .gauge()).isNotNull();
         assertThat(registry.find("postbox.publish.outcomes").tags("channel", "MQ", "destination", "event-bus",
                 "outcome", "published").counter().count()).isZero();
@@ -116,7 +116,7 @@ public abstract class PostboxMetricsMetersContract extends DatabaseContract {
             assertThat(bytes).isPositive();
         }
         assertThat(registry.find("postbox.relay.instances").gauge().value()).as("two relays alive").isEqualTo(2.0);
-        assertThat(registry.find("postbox.compensation.pending").tag("job", "ORDER:TIMEOUT_CANCEL").gauge().value())
+        assertThat(registry.find("postbox.compensation.pending").tag("compensation", "ORDER:TIMEOUT_CANCEL").gauge().value())
                 .isEqualTo(1.0);
         assertThat(monitor.instances()).extracting(dev.postbox.query.Monitoring.Instance::instance)
                 .contains("relay-1", "worker-1");
@@ -151,11 +151,11 @@ public abstract class PostboxMetricsMetersContract extends DatabaseContract {
         job.runOnce();
         job.runOnce();
         String tag = "ORDER:TIMEOUT_CANCEL";
-        assertThat(registry.find("postbox.compensation.outcomes").tags("job", tag, "outcome", "done").counter().count())
+        assertThat(registry.find("postbox.compensation.outcomes").tags("compensation", tag, "outcome", "done").counter().count())
                 .isEqualTo(1.0);
-        assertThat(registry.find("postbox.compensation.outcomes").tags("job", tag, "outcome", "already_done").counter()
+        assertThat(registry.find("postbox.compensation.outcomes").tags("compensation", tag, "outcome", "already_done").counter()
                 .count()).isEqualTo(1.0);
-        assertThat(registry.find("postbox.compensation.outcomes").tags("job", tag, "outcome", "failed").counter().count())
+        assertThat(registry.find("postbox.compensation.outcomes").tags("compensation", tag, "outcome", "failed").counter().count())
                 .isEqualTo(2.0);
     }
 
