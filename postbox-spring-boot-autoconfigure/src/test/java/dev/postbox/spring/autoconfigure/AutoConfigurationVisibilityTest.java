@@ -27,7 +27,7 @@ class AutoConfigurationVisibilityTest {
         List<String> candidates = new ArrayList<>();
         ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).forEach(candidates::add);
         List<String> ours = candidates.stream().filter(n -> n.startsWith("dev.postbox.")).toList();
-        assertThat(ours).hasSize(10).containsAll(PUBLIC);
+        assertThat(ours).hasSize(11).containsAll(PUBLIC);
         List<String> publicOnes = new ArrayList<>();
         for (String name : ours) {
             Class<?> type = Class.forName(name, false, getClass().getClassLoader());

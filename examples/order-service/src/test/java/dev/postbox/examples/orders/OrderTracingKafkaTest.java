@@ -26,7 +26,8 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 18's trace, through Spring Boot's own OpenTelemetry support: the HTTP request that placed an order, the
+ * Issue 18's trace, through Spring Boot's own tracing (Micrometer Tracing on its OpenTelemetry bridge, the starter's
+ * {@code MicrometerTracing}): the HTTP request that placed an order, the
  * outbox write's {@code create} span inside it, the relay's {@code send order.event} span linked to that, a real
  * (in-process KRaft) Kafka broker, and the {@code @PostboxListener} that reserved stock in a {@code process} span
  * parented to the creation context: all spans of the request's one trace, exported to an in-memory exporter.
@@ -82,6 +83,8 @@ class OrderTracingKafkaTest extends OrderServiceE2eBase {
 
     @Test
     void oneTraceRunsFromThePlacingRequestThroughKafkaToTheConsumerThatReservedStock() throws Exception {
+        assertThat(postbox.tracing()).as("the starter traces through Boot's Micrometer Tracing")
+                .isInstanceOf(dev.postbox.micrometer.MicrometerTracing.class);
         String orderNo = place("tracing-" + UUID.randomUUID(), "SKU-1", 1, "9.90");
         String eventNo = "ORDER_CREATED:" + orderNo;
         assertThat(await(Duration.ofSeconds(60), () -> process(eventNo) != null)).as("the consumer's span ended").isTrue();
