@@ -17,6 +17,9 @@ import java.util.Map;
  * <li>{@code event}: the same plus {@code outbox().write} of one event, notifications off;</li>
  * <li>{@code event_notify}: the same with {@code notifyOnWrite} on (PostgreSQL only: each such commit takes
  * the lock PostgreSQL serializes notifying commits with), through a second Postbox on the same pool.</li>
+ * <li>{@code event_traced}: {@code event} with tracing on, through a third Postbox: {@code OpenTelemetryTracing} on
+ * the OpenTelemetry SDK (always sampled, a batch span processor, an exporter that drops the spans), so every write
+ * starts a {@code create} span and stores its context in the event's headers ({@code traced_vs_event}).</li>
  * </ul>
  * No relay runs unless {@code --relay on} (then one drains through the null sink during the event variants,
  * listening in {@code event_notify}). A short untimed warm-up of the {@code event} variant comes first, so
@@ -33,7 +36,7 @@ final class WriteBench implements Scenario {
 
     /** The write variants, in the order they run. */
     enum Variant {
-        PLAIN("plain"), EVENT("event"), EVENT_NOTIFY("notify");
+        PLAIN("plain"), EVENT("event"), EVENT_NOTIFY("notify"), EVENT_TRACED("traced");
 
         /** The variant's name in RESULT keys. */
         final String key;
@@ -94,6 +97,18 @@ final class WriteBench implements Scenario {
     public Outcome run(BenchContext ctx, Options o, Ceiling.Result ceiling) throws Exception {
         boolean postgres = ctx.db.kind().equals("postgres");
         Postbox notifying = Postbox.builder(ctx.pool).source("bench").notifyOnWrite(true).build();
+        TracedPostbox traced = TracedPostbox.open(ctx.pool);
+        try {
+            return run(ctx, o, ceiling, postgres, notifying, traced.postbox());
+        } finally {
+            traced.close();
+            Fmt.line("TRACED spans_exported=" + traced.exported().get() + " (create spans of event_traced, and send spans"
+                    + " with --relay on; the exporter drops them)");
+        }
+    }
+
+    private Outcome run(BenchContext ctx, Options o, Ceiling.Result ceiling, boolean postgres, Postbox notifying,
+                        Postbox traced) throws Exception {
         int seconds = o.positiveInt("seconds");
         int aggregates = o.positiveInt("aggregates");
         boolean relay = o.onOff("relay");
@@ -131,11 +146,13 @@ final class WriteBench implements Scenario {
                     case PLAIN -> EventWriter.businessOnly(ctx.pool);
                     case EVENT -> new EventWriter(ctx.postbox, ctx.pool);
                     case EVENT_NOTIFY -> new EventWriter(notifying, ctx.pool);
+                    case EVENT_TRACED -> new EventWriter(traced, ctx.pool);
                 };
                 Receiver receiver = new Receiver();
                 RelayTimers timers = new RelayTimers();
                 RelayGroup relays = relay && v != Variant.PLAIN
-                        ? RelayGroup.start(v == Variant.EVENT_NOTIFY ? notifying : ctx.postbox, v == Variant.EVENT_NOTIFY,
+                        ? RelayGroup.start(v == Variant.EVENT_NOTIFY ? notifying : v == Variant.EVENT_TRACED ? traced
+                                : ctx.postbox, v == Variant.EVENT_NOTIFY,
                                 new NullSink(receiver), 1, 500, timers)
                         : null;
                 ClosedLoopProducers.Stats s;
@@ -185,6 +202,7 @@ final class WriteBench implements Scenario {
         }
         b.append(k).append("event_vs_plain=").append(ratio(m.get(Variant.EVENT), m.get(Variant.PLAIN)));
         b.append(k).append("notify_vs_off=").append(ratio(m.get(Variant.EVENT_NOTIFY), m.get(Variant.EVENT)));
+        b.append(k).append("traced_vs_event=").append(ratio(m.get(Variant.EVENT_TRACED), m.get(Variant.EVENT)));
         return b.toString();
     }
 
