@@ -195,18 +195,13 @@ final class JdbcOutbox implements Outbox {
         Check.optional(d, "routingKey", e.routingKey(), 128);
         Check.json(d, "payload", e.payload(), settings.maxPayloadBytes());
         Check.optional(d, "traceId", e.traceId(), 128);
-        TraceSpan span = createSpan(e, eventNo);
+        Check.optional(d, "remark", e.remark(), 500);
+        int maxRetries = e.maxRetries() == null ? PostboxDefaults.OUTBOX_MAX_RETRIES
+                : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
+        TraceSpan span = createSpan(e, eventNo); // after every check but the headers': only they can fail past here
         String headersJson;
         try {
             headersJson = headers(withContext(e.headers(), span));
-        } catch (RuntimeException invalid) {
-            span.end(invalid);
-            throw invalid;
-        }
-        int maxRetries = e.maxRetries() == null ? PostboxDefaults.OUTBOX_MAX_RETRIES
-                : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
-        try {
-            Check.optional(d, "remark", e.remark(), 500);
         } catch (RuntimeException invalid) {
             span.end(invalid);
             throw invalid;

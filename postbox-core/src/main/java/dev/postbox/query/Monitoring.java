@@ -4,6 +4,7 @@ import dev.postbox.common.PostboxSqlException;
 import dev.postbox.common.ValidationException;
 import dev.postbox.compensation.CompensationStatus;
 import dev.postbox.internal.Binds;
+import dev.postbox.internal.CatalogSize;
 import dev.postbox.internal.Settings;
 import dev.postbox.retention.RetentionTable;
 
@@ -68,25 +69,12 @@ public final class Monitoring {
     /** The catalog's estimate of {@code table}'s size (the online table, not its archive). */
     public TableSize tableSize(RetentionTable table) {
         Objects.requireNonNull(table, "table");
-        String sql = s.dialect().tableSizeSql();
-        if (sql == null) {
+        if (s.dialect().tableSizeSql() == null) {
             return new TableSize(-1, -1);
         }
         String name = table.table(s.tables());
-        return read("the catalog's size of " + name, c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setString(1, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return new TableSize(-1, -1);
-                    }
-                    long bytes = rs.getLong(1);
-                    boolean noBytes = rs.wasNull();
-                    long rows = rs.getLong(2);
-                    return new TableSize(rs.wasNull() ? -1 : rows, noBytes ? -1 : bytes);
-                }
-            }
-        });
+        CatalogSize size = read("the catalog's size of " + name, c -> CatalogSize.read(c, s.dialect(), name));
+        return new TableSize(size.rows(), size.bytes());
     }
 
     /**

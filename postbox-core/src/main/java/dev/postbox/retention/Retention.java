@@ -1,6 +1,7 @@
 package dev.postbox.retention;
 
 import dev.postbox.common.ValidationException;
+import dev.postbox.internal.CatalogSize;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
 import dev.postbox.internal.poll.JobLease;
@@ -12,8 +13,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -397,24 +396,13 @@ public final class Retention implements AutoCloseable {
 
     /** The catalog's estimate of {@code table}'s size (the online table, not its archive). */
     public TableSize size(RetentionTable table) {
-        String sql = settings.dialect().tableSizeSql();
-        if (sql == null) {
+        if (settings.dialect().tableSizeSql() == null) {
             return new TableSize(-1, -1);
         }
-        return Transactions.inTransaction(pool, "retention: the catalog's size of " + table.table(settings.tables()), c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setString(1, table.table(settings.tables()));
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return new TableSize(-1, -1);
-                    }
-                    long bytes = rs.getLong(1);
-                    boolean noBytes = rs.wasNull(); // H2 estimates rows but not bytes
-                    long rows = rs.getLong(2);
-                    return new TableSize(rs.wasNull() ? -1 : rows, noBytes ? -1 : bytes);
-                }
-            }
-        });
+        String name = table.table(settings.tables());
+        CatalogSize s = Transactions.inTransaction(pool, "retention: the catalog's size of " + name,
+                c -> CatalogSize.read(c, settings.dialect(), name));
+        return new TableSize(s.rows(), s.bytes());
     }
 
     private <T> T inTransaction(RetentionTable table, String what, Transactions.Work<T> work) {

@@ -87,6 +87,26 @@ public record SpanRequest(Operation operation, String system, String destination
                 List.of(), extra);
     }
 
+    /**
+     * The value of header {@code name} in {@code carrier}, matched exactly, else ignoring case (brokers and HTTP may
+     * change it); null when absent. For bindings reading {@link #parent()} and {@link #links()}.
+     */
+    public static String header(Map<String, String> carrier, String name) {
+        if (carrier == null) {
+            return null;
+        }
+        String v = carrier.get(name);
+        if (v != null) {
+            return v;
+        }
+        for (Map.Entry<String, String> e : carrier.entrySet()) {
+            if (e.getKey().equalsIgnoreCase(name)) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
     /** {@code "{operation} {destination}"}, or the operation alone when the destination is not one name. */
     public String name() {
         return destination == null || destination.isEmpty() ? operation.type() : operation.type() + " " + destination;

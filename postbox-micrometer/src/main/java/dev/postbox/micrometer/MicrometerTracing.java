@@ -23,18 +23,7 @@ import java.util.Objects;
  */
 public final class MicrometerTracing implements PostboxTracing {
 
-    private static final Propagator.Getter<Map<String, String>> GETTER = (carrier, key) -> {
-        String v = carrier.get(key);
-        if (v != null) {
-            return v;
-        }
-        for (Map.Entry<String, String> e : carrier.entrySet()) { // brokers and HTTP may change the case
-            if (e.getKey().equalsIgnoreCase(key)) {
-                return e.getValue();
-            }
-        }
-        return null;
-    };
+    private static final Propagator.Getter<Map<String, String>> GETTER = SpanRequest::header;
 
     private final Tracer tracer;
     private final Propagator propagator;
@@ -61,7 +50,7 @@ public final class MicrometerTracing implements PostboxTracing {
         b.name(request.name())
                 .kind(request.operation().kind() == SpanRequest.Kind.CONSUMER ? Span.Kind.CONSUMER : Span.Kind.PRODUCER);
         for (Map<String, String> carrier : request.links()) {
-            TraceContext linked = context(GETTER.get(carrier, "traceparent"));
+            TraceContext linked = context(SpanRequest.header(carrier, "traceparent"));
             if (linked != null) {
                 b.addLink(new Link(linked));
             }

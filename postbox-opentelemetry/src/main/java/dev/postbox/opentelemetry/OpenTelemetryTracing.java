@@ -45,19 +45,7 @@ public final class OpenTelemetryTracing implements PostboxTracing {
 
         @Override
         public String get(Map<String, String> carrier, String key) {
-            if (carrier == null) {
-                return null;
-            }
-            String v = carrier.get(key);
-            if (v != null) {
-                return v;
-            }
-            for (Map.Entry<String, String> e : carrier.entrySet()) { // brokers and HTTP may change the case
-                if (e.getKey().equalsIgnoreCase(key)) {
-                    return e.getValue();
-                }
-            }
-            return null;
+            return SpanRequest.header(carrier, key);
         }
     };
 

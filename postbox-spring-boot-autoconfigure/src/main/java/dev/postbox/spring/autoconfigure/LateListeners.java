@@ -19,56 +19,59 @@ final class LateListeners {
     private LateListeners() {
     }
 
-    /** Forwards to every {@link InboxListener} bean. */
-    static final class Inbox implements InboxListener {
-        private final ObjectProvider<InboxListener> beans;
-        private volatile List<InboxListener> found;
+    /** The beans of one listener type, looked up until a lookup finds any, then kept. */
+    private static final class Found<T> {
+        private final ObjectProvider<T> beans;
+        private final Class<?> self;
+        private volatile List<T> found;
 
-        Inbox(ObjectProvider<InboxListener> beans) {
+        Found(ObjectProvider<T> beans, Class<?> self) {
             this.beans = beans;
+            this.self = self;
         }
 
-        private List<InboxListener> all() {
-            List<InboxListener> f = found;
+        List<T> all() {
+            List<T> f = found;
             if (f == null) {
-                f = beans.orderedStream().filter(l -> !(l instanceof Inbox)).toList();
+                f = beans.orderedStream().filter(l -> !self.isInstance(l)).toList();
                 if (!f.isEmpty()) {
                     found = f;
                 }
             }
             return f;
         }
+    }
+
+    /** Forwards to every {@link InboxListener} bean. */
+    static final class Inbox implements InboxListener {
+        private final Found<InboxListener> listeners;
+
+        Inbox(ObjectProvider<InboxListener> beans) {
+            this.listeners = new Found<>(beans, Inbox.class);
+        }
 
         @Override
         public void delivered(String consumer, String eventNo, InboxResult.Outcome outcome) {
-            all().forEach(l -> l.delivered(consumer, eventNo, outcome));
+            listeners.all().forEach(l -> l.delivered(consumer, eventNo, outcome));
         }
 
         @Override
         public void failed(String consumer, String eventNo, Throwable failure) {
-            all().forEach(l -> l.failed(consumer, eventNo, failure));
+            listeners.all().forEach(l -> l.failed(consumer, eventNo, failure));
         }
     }
 
     /** Forwards to every {@link CompensationListener} bean. */
     static final class Compensation implements CompensationListener {
-        private final ObjectProvider<CompensationListener> beans;
-        private volatile List<CompensationListener> found;
+        private final Found<CompensationListener> listeners;
 
         Compensation(ObjectProvider<CompensationListener> beans) {
-            this.beans = beans;
+            this.listeners = new Found<>(beans, Compensation.class);
         }
 
         @Override
         public void ran(CompensationJob job, CompensationJob.Run run) {
-            List<CompensationListener> f = found;
-            if (f == null) {
-                f = beans.orderedStream().filter(l -> !(l instanceof Compensation)).toList();
-                if (!f.isEmpty()) {
-                    found = f;
-                }
-            }
-            f.forEach(l -> l.ran(job, run));
+            listeners.all().forEach(l -> l.ran(job, run));
         }
     }
 }
