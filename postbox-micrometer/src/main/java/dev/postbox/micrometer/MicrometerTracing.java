@@ -3,9 +3,7 @@ package dev.postbox.micrometer;
 import dev.postbox.tracing.PostboxTracing;
 import dev.postbox.tracing.SpanRequest;
 import dev.postbox.tracing.TraceSpan;
-import io.micrometer.tracing.Link;
 import io.micrometer.tracing.Span;
-import io.micrometer.tracing.TraceContext;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
 
@@ -49,12 +47,7 @@ public final class MicrometerTracing implements PostboxTracing {
         }
         b.name(request.name())
                 .kind(request.operation().kind() == SpanRequest.Kind.CONSUMER ? Span.Kind.CONSUMER : Span.Kind.PRODUCER);
-        for (Map<String, String> carrier : request.links()) {
-            TraceContext linked = context(SpanRequest.header(carrier, "traceparent"));
-            if (linked != null) {
-                b.addLink(new Link(linked));
-            }
-        }
+        TraceParents.link(tracer, b, request.links());
         request.attributes().forEach((k, v) -> {
             if (v instanceof Long l) {
                 b.tag(k, l);
@@ -63,23 +56,6 @@ public final class MicrometerTracing implements PostboxTracing {
             }
         });
         return new MicrometerSpan(b.start(), tracer, propagator);
-    }
-
-    /** The context a W3C {@code traceparent} names, or null when it is missing or malformed. */
-    private TraceContext context(String traceparent) {
-        if (traceparent == null) {
-            return null;
-        }
-        String[] parts = traceparent.trim().split("-");
-        if (parts.length < 4 || parts[1].length() != 32 || parts[2].length() != 16 || parts[3].length() != 2) {
-            return null;
-        }
-        try {
-            boolean sampled = (Integer.parseInt(parts[3], 16) & 1) == 1;
-            return tracer.traceContextBuilder().traceId(parts[1]).spanId(parts[2]).sampled(sampled).build();
-        } catch (RuntimeException malformed) {
-            return null;
-        }
     }
 
     private record MicrometerSpan(Span span, Tracer tracer, Propagator propagator) implements TraceSpan {

@@ -26,8 +26,9 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 18's trace, through Spring Boot's own tracing (Micrometer Tracing on its OpenTelemetry bridge, the starter's
- * {@code MicrometerTracing}): the HTTP request that placed an order, the
+ * Issue 18's trace, through Spring Boot's own tracing (Micrometer Observation, Micrometer Tracing on its OpenTelemetry
+ * bridge; the starter's {@code ObservationTracing} and its send-link handler in Boot's handler group): the HTTP request
+ * that placed an order, the
  * outbox write's {@code create} span inside it, the relay's {@code send order.event} span linked to that, a real
  * (in-process KRaft) Kafka broker, and the {@code @PostboxListener} that reserved stock in a {@code process} span
  * parented to the creation context: all spans of the request's one trace, exported to an in-memory exporter.
@@ -76,6 +77,9 @@ class OrderTracingKafkaTest extends OrderServiceE2eBase {
             .put("kafka", (ExtensionContext.Store.CloseableResource) KAFKA::close);
 
 
+    @org.springframework.beans.factory.annotation.Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
+
     @Override
     protected TestDatabase database() {
         return DB;
@@ -83,8 +87,8 @@ class OrderTracingKafkaTest extends OrderServiceE2eBase {
 
     @Test
     void oneTraceRunsFromThePlacingRequestThroughKafkaToTheConsumerThatReservedStock() throws Exception {
-        assertThat(postbox.tracing()).as("the starter traces through Boot's Micrometer Tracing")
-                .isInstanceOf(dev.postbox.micrometer.MicrometerTracing.class);
+        assertThat(postbox.tracing()).as("the starter traces through Boot's Micrometer Observation")
+                .isInstanceOf(dev.postbox.micrometer.ObservationTracing.class);
         String orderNo = place("tracing-" + UUID.randomUUID(), "SKU-1", 1, "9.90");
         String eventNo = "ORDER_CREATED:" + orderNo;
         assertThat(await(Duration.ofSeconds(60), () -> process(eventNo) != null)).as("the consumer's span ended").isTrue();
@@ -118,6 +122,11 @@ class OrderTracingKafkaTest extends OrderServiceE2eBase {
         assertThat(process.getAttributes().get(KEY)).isEqualTo(orderNo);
         assertThat(count("SELECT COUNT(*) FROM t_stock_reservation WHERE order_no = ?", orderNo))
                 .as("stock was reserved").isEqualTo(1);
+
+        for (String observation : List.of("postbox.create", "postbox.send", "postbox.process")) {
+            assertThat(meters.find(observation).tag("messaging.system", observation.equals("postbox.create") ? "postbox" : "kafka")
+                    .timer()).as("Boot's meter handler times the %s observations", observation).isNotNull();
+        }
     }
 
     private SpanData process(String eventNo) {

@@ -31,6 +31,10 @@ public final class BootLine {
     public static final Class<?> FLYWAY = org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration.class;
     /** Boot's Liquibase auto-configuration: the application's own change log ({@code spring.liquibase.*}). */
     public static final Class<?> LIQUIBASE = org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration.class;
+    /** Boot's Micrometer Observation auto-configuration: the registry, its handlers grouped as Boot groups them. */
+    public static final Class<?> OBSERVATION = org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class;
+    /** Boot's Micrometer Tracing auto-configuration: the tracing observation handlers for the application's Tracer. */
+    public static final Class<?> MICROMETER_TRACING = org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration.class;
     /** Boot's Micrometer auto-configuration, which binds the {@code MeterBinder} beans to the registry. */
     public static final Class<?> METRICS = MetricsAutoConfiguration.class;
 

@@ -31,6 +31,10 @@ public final class BootLine {
     public static final Class<?> FLYWAY = org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration.class;
     /** Boot's Liquibase auto-configuration: the application's own change log ({@code spring.liquibase.*}). */
     public static final Class<?> LIQUIBASE = org.springframework.boot.autoconfigure.liquibase.LiquibaseAutoConfiguration.class;
+    /** Boot's Micrometer Observation auto-configuration: the registry, its handlers grouped as Boot groups them. */
+    public static final Class<?> OBSERVATION = org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration.class;
+    /** Boot's Micrometer Tracing auto-configuration: the tracing observation handlers for the application's Tracer. */
+    public static final Class<?> MICROMETER_TRACING = org.springframework.boot.actuate.autoconfigure.tracing.MicrometerTracingAutoConfiguration.class;
     /** Boot's Micrometer auto-configuration, which binds the {@code MeterBinder} beans to the registry. */
     public static final Class<?> METRICS = MetricsAutoConfiguration.class;
 
