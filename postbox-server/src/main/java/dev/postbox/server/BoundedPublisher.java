@@ -1,6 +1,7 @@
 package dev.postbox.server;
 
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.spi.Destination;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
 
@@ -166,6 +167,12 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
         return target.orderLane(event);
     }
 
+    /** The client's: the relay's {@code send} span names the broker's system and topic, exchange or subject. */
+    @Override
+    public Destination destination(OutboxRecord event) {
+        return target.destination(event);
+    }
+
     /**
      * This destination through a client of its own ({@code client}: its own connection, e.g. one per bulkhead, so that
      * one tenant's flood never queues another's sends behind it on one connection), under this destination's bound,
@@ -177,6 +184,11 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
             @Override
             public Object orderLane(OutboxRecord event) {
                 return client.orderLane(event);
+            }
+
+            @Override
+            public Destination destination(OutboxRecord event) {
+                return client.destination(event);
             }
 
             @Override

@@ -198,6 +198,8 @@ public final class PostboxServerCommand implements Callable<Integer> {
             }
             out.println(file + ": " + config.sources().size() + " sources, " + config.destinations().size()
                     + " destinations, " + config.routes().size() + " routes");
+            TracingPlan tracing = TracingPlan.ofProcess(config.tracing());
+            out.println("tracing " + (tracing.enabled() ? "on: " : "off: ") + tracing.reason());
             List<Validator.Check> checks = new Validator(t).validate(config);
             checks.forEach(out::println);
             long failed = checks.stream().filter(c -> !c.ok()).count();

@@ -42,9 +42,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * source running or paused on purpose, every destination's last outcome a success) with details; {@code /metrics}
  * (Prometheus: the {@code postbox.*} meters of each source tagged {@code source}, and each destination's);
  * {@code /api/sources} and {@code /api/destinations} with {@code POST .../NAME/pause|resume|drain} ({@link ControlApi});
- * the operations console of each source at {@code /console/SOURCE/} (an index at {@code /}). {@link #close()} is the
- * graceful shutdown: the relays stop claiming and finish or give back what they hold, then the destinations close,
- * then HTTP.
+ * the operations console of each source at {@code /console/SOURCE/} (an index at {@code /}). With tracing on
+ * ({@link TracingPlan}), every source's Postbox traces through one OpenTelemetry SDK ({@link ServerTracing}): each
+ * relay batch is a {@code send {destination}} span linked to the creation context of its events. {@link #close()} is
+ * the graceful shutdown: the relays stop claiming and finish or give back what they hold, then the destinations close,
+ * then the last spans are exported, then HTTP.
  */
 public final class RelayServer implements AutoCloseable {
 
@@ -60,6 +62,7 @@ public final class RelayServer implements AutoCloseable {
     });
     private final Map<String, BoundedPublisher> destinations = new LinkedHashMap<>();
     private final Map<String, SourceRelay> sources = new LinkedHashMap<>();
+    private ServerTracing tracing;
     private HttpServer http;
     private ExecutorService httpThreads;
     private volatile boolean closing;
@@ -74,10 +77,13 @@ public final class RelayServer implements AutoCloseable {
      * Starts everything {@code config} names; a reachable source whose tables are missing or old, relay settings out
      * of Postbox's limits, or a destination whose client cannot be built, fail the start naming its key, and what was
      * started is closed again. A source whose database cannot be reached does not: it waits, see {@link SourceRelay}.
+     * Tracing is on or off by {@code config.tracing()} and this process's {@code OTEL_*} environment variables and
+     * {@code otel.*} system properties ({@link TracingPlan}); an OpenTelemetry setting the SDK refuses fails the start.
      */
     public static RelayServer start(ServerConfig config) {
         RelayServer server = new RelayServer(config);
         try {
+            server.tracing = ServerTracing.start(TracingPlan.ofProcess(config.tracing()));
             server.startDestinations();
             server.startSources();
             server.startHttp();
@@ -210,7 +216,7 @@ public final class RelayServer implements AutoCloseable {
                     }
                 }
                 SourceRelay s = new SourceRelay(b, routes.build(), channels, instanceId, config.server().console(),
-                        registry, timer, destinationOf);
+                        registry, timer, destinationOf, tracing.tracing());
                 sources.put(b.name(), s);
                 s.start();
             }
@@ -247,7 +253,10 @@ public final class RelayServer implements AutoCloseable {
         http.start();
     }
 
-    /** Graceful: the relays stop claiming and finish or give back their leases; then the destinations, then HTTP. */
+    /**
+     * Graceful: the relays stop claiming and finish or give back their leases; then the destinations; then the
+     * tracer exports the spans it still holds; then HTTP.
+     */
     @Override
     public synchronized void close() {
         if (closing) {
@@ -268,6 +277,13 @@ public final class RelayServer implements AutoCloseable {
                 d.close();
             } catch (Exception e) {
                 log.warn("Closing destination {} failed: {}", d.name(), e.toString());
+            }
+        }
+        if (tracing != null) {
+            try {
+                tracing.close();
+            } catch (RuntimeException e) {
+                log.warn("Closing the tracer failed: {}", e.toString());
             }
         }
         timer.shutdownNow();

@@ -12,6 +12,7 @@ import dev.postbox.jdbc.SchemaState;
 import dev.postbox.relay.Relay;
 import dev.postbox.relay.Routes;
 import dev.postbox.server.config.ServerConfig;
+import dev.postbox.tracing.PostboxTracing;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import org.slf4j.Logger;
@@ -29,9 +30,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One bulkhead of the server (a source, or one tenant's table set of a source) at run time: its own Postbox on its
- * own database, its own relay (with its own pool), its meters tagged {@code source} and its console. A database that
- * cannot be reached (at start or later, before the relay ran) leaves it WAITING and tried again every
- * {@link #reconnect} (5 s) without disturbing the other bulkheads; once running, the relay rides out outages itself.
+ * own database (traced by the server's tracer), its own relay (with its own pool), its meters tagged {@code source}
+ * and its console. A database that cannot be reached (at start or later, before the relay ran) leaves it WAITING and
+ * tried again every {@link #reconnect} (5 s) without disturbing the other bulkheads; once running, the relay rides out
+ * outages itself.
  * Pause closes the relay (it stops claiming, finishes or gives back what it holds, releases its leases), resume
  * starts a new one, drain relays until nothing is left to publish and then pauses. Thread-safe.
  */
@@ -57,6 +59,7 @@ final class SourceRelay implements AutoCloseable {
     private final ServerConfig.Console consoleConfig;
     private final MeterRegistry registry;
     private final ScheduledExecutorService timer;
+    private final PostboxTracing tracing;
 
     private volatile State state = State.WAITING;
     private volatile String lastError;
@@ -70,8 +73,9 @@ final class SourceRelay implements AutoCloseable {
 
     SourceRelay(ServerConfig.Bulkhead bulkhead, Routes routes, Collection<String> channels, String instanceId,
                 ServerConfig.Console consoleConfig, MeterRegistry registry, ScheduledExecutorService timer,
-                Map<String, String> destinationOf) {
+                Map<String, String> destinationOf, PostboxTracing tracing) {
         this.destinationOf = Map.copyOf(destinationOf);
+        this.tracing = tracing;
         this.bulkhead = bulkhead;
         ServerConfig.Source source = bulkhead.source();
         this.key = "sources." + source.name() + (source.tenants().isEmpty() ? ""
@@ -150,7 +154,7 @@ final class SourceRelay implements AutoCloseable {
         Postbox p;
         try {
             p = Postbox.builder(new UrlDataSource(bulkhead.source().jdbcUrl(), bulkhead.source().username(),
-                    bulkhead.source().password())).tablePrefix(bulkhead.tablePrefix()).build();
+                    bulkhead.source().password())).tablePrefix(bulkhead.tablePrefix()).tracing(tracing).build();
         } catch (RuntimeException e) {
             if (first && e instanceof dev.postbox.common.ValidationException) {
                 throw new RelayServer.ServerStartException(key + ": " + e.getMessage(), e);

@@ -238,6 +238,7 @@ class BadConfigProcessTest {
                 assertThat(exit).as("exit of validate; stdout:%n%s%nstderr:%n%s", out, p.stderr())
                         .isEqualTo(PostboxServerCommand.CHECK_FAILED);
                 assertThat(out).contains(file + ": 2 sources, 1 destinations, 2 routes",
+                        "tracing off: nothing asks for it; tracing.enabled: true, OTEL_TRACES_EXPORTER or",
                         "OK    sources.orders: ", "FAIL  sources.billing: no Postbox tables in ",
                         "OK    destinations.kafka: ", "OK    routes[0].topic: Kafka topic present-" + RUN + " exists",
                         "FAIL  routes[1].topic: no Kafka topic 'missing-" + RUN + "' in destinations.kafka",

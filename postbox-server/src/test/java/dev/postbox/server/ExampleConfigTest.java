@@ -11,6 +11,7 @@ import io.nats.client.Connection;
 import io.nats.client.Nats;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,6 +41,23 @@ class ExampleConfigTest {
                 return rs.getLong(1);
             }
         }
+    }
+
+    @Test
+    void theExamplesCommentedTracingSectionIsValidOnceUncommented() throws Exception {
+        String example = Files.readString(Path.of("config/example.yml"));
+        assertThat(new ConfigLoader(name -> null).parse("example.yml", example).tracing())
+                .as("commented out: the environment decides").isEqualTo(ServerConfig.Tracing.NONE);
+        int start = example.indexOf("\n#tracing:\n");
+        assertThat(start).as("the example's commented tracing section").isPositive();
+        StringBuilder uncommented = new StringBuilder(example.substring(0, start + 1));
+        example.substring(start + 1).lines().takeWhile(l -> l.startsWith("#tracing:") || l.startsWith("#  "))
+                .forEach(l -> uncommented.append(l.substring(1)).append('\n'));
+        ServerConfig config = new ConfigLoader(name -> null).parse("example.yml", uncommented.toString());
+        assertThat(config.tracing()).isEqualTo(new ServerConfig.Tracing(true, "http://127.0.0.1:4318", "postbox-demo", 1.0));
+        assertThat(TracingPlan.of(config.tracing(), Map.of(), new java.util.Properties()).properties())
+                .containsEntry("otel.exporter.otlp.endpoint", "http://127.0.0.1:4318")
+                .containsEntry("otel.service.name", "postbox-demo");
     }
 
     @Test

@@ -50,7 +50,7 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader {
 
-    static final Set<String> TOP = Set.of("server", "sources", "destinations", "routes");
+    static final Set<String> TOP = Set.of("server", "sources", "destinations", "routes", "tracing");
     static final Set<String> SERVER = Set.of("address", "port", "instance-id", "api-token", "console", "json-logs");
     static final Set<String> CONSOLE = Set.of("enabled", "read-only", "users");
     static final Set<String> CONSOLE_USER = Set.of("password-hash", "role");
@@ -67,6 +67,7 @@ public final class ConfigLoader {
             "nats", Set.of("type", "max-in-flight", "url", "subject-prefix"),
             "http", Set.of("type", "max-in-flight", "url", "secret", "request-timeout"));
     static final Set<String> ROUTE = Set.of("source", "channel", "topic", "destination");
+    static final Set<String> TRACING = Set.of("enabled", "otlp-endpoint", "service-name", "sampler-ratio");
     static final List<String> JDBC = List.of("jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:h2:");
 
     /** Default HTTP port of health, metrics and the console. */
@@ -176,7 +177,26 @@ public final class ConfigLoader {
                     }
                 }
             }
-            return new ServerConfig(server, sources, destinations, routes);
+            return new ServerConfig(server, sources, destinations, routes, tracing(top.get("tracing")));
+        }
+
+        /** The {@code tracing:} section, checked here; whether the server traces is decided at its start. */
+        ServerConfig.Tracing tracing(Object node) {
+            Map<String, Object> m = node == null ? null : map(node, "tracing");
+            if (m == null) {
+                return ServerConfig.Tracing.NONE;
+            }
+            only(m, "tracing", TRACING);
+            String endpoint = string(m, "tracing", "otlp-endpoint", false, null);
+            httpUrl("tracing.otlp-endpoint", endpoint);
+            String service = string(m, "tracing", "service-name", false, null);
+            if (service != null && service.isBlank()) {
+                problem("tracing.service-name", "must not be blank (leave it out for the default, "
+                        + ServerConfig.Tracing.DEFAULT_SERVICE_NAME + ")");
+                service = null;
+            }
+            return new ServerConfig.Tracing(bool(m, "tracing", "enabled"), endpoint, service,
+                    ratio(m, "tracing", "sampler-ratio"));
         }
 
         ServerConfig.Server server(Object node) {
@@ -399,16 +419,7 @@ public final class ConfigLoader {
                 }
                 default -> {
                     String url = string(m, key, "url", true, null);
-                    if (url != null) {
-                        try {
-                            URI u = URI.create(url);
-                            if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme()) || u.getHost() == null) {
-                                problem(key + ".url", "must be an http:// or https:// URL with a host (was '" + url + "')");
-                            }
-                        } catch (IllegalArgumentException e) {
-                            problem(key + ".url", "not a URL (" + e.getMessage() + ")");
-                        }
-                    }
+                    httpUrl(key + ".url", url);
                     Duration timeout = duration(m, key, "request-timeout");
                     return new ServerConfig.Http(name, maxInFlight, url, string(m, key, "secret", false, null),
                             timeout == null ? Duration.ofSeconds(10) : timeout);
@@ -553,6 +564,40 @@ public final class ConfigLoader {
             if (value < min || value > max) {
                 problem(k, "must be between " + min + " and " + max + " (was " + value + ")");
                 return fallback;
+            }
+            return value;
+        }
+
+        void httpUrl(String key, String url) {
+            if (url == null) {
+                return;
+            }
+            try {
+                URI u = URI.create(url);
+                if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme()) || u.getHost() == null) {
+                    problem(key, "must be an http:// or https:// URL with a host (was '" + url + "')");
+                }
+            } catch (IllegalArgumentException e) {
+                problem(key, "not a URL (" + e.getMessage() + ")");
+            }
+        }
+
+        /** A number from 0 to 1, or null when absent (or wrong, with a problem). */
+        Double ratio(Map<String, Object> m, String key, String name) {
+            String k = key + "." + name;
+            String s = m.containsKey(name) ? scalar(m.get(name), k) : null;
+            if (s == null) {
+                return null;
+            }
+            double value;
+            try {
+                value = Double.parseDouble(s.trim());
+            } catch (NumberFormatException e) {
+                value = Double.NaN;
+            }
+            if (!(value >= 0 && value <= 1)) {
+                problem(k, "must be a number from 0 to 1 (was '" + s + "')");
+                return null;
             }
             return value;
         }

@@ -15,14 +15,16 @@ import java.util.Optional;
  * @param sources      by name, in the file's order
  * @param destinations by name, in the file's order
  * @param routes       in the file's order
+ * @param tracing      the {@code tracing:} section; {@link Tracing#NONE} when the file has none
  */
 public record ServerConfig(Server server, Map<String, Source> sources, Map<String, Destination> destinations,
-                           List<Route> routes) {
+                           List<Route> routes, Tracing tracing) {
 
     public ServerConfig {
         sources = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(sources));
         destinations = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(destinations));
         routes = List.copyOf(routes);
+        tracing = tracing == null ? Tracing.NONE : tracing;
     }
 
     /**
@@ -43,6 +45,28 @@ public record ServerConfig(Server server, Map<String, Source> sources, Map<Strin
         public Server(String address, int port, String instanceId) {
             this(address, port, instanceId, null, Console.DEFAULT, false);
         }
+    }
+
+    /**
+     * The {@code tracing:} section: OpenTelemetry settings the standard {@code OTEL_*} environment variables and
+     * {@code otel.*} system properties override (they are the same autoconfigure properties). Each field is null when
+     * the file does not set it.
+     *
+     * @param enabled      true: trace; false: never trace, whatever the environment says; null: trace only when the
+     *                     environment asks for it (an {@code OTEL_TRACES_EXPORTER} other than none, an OTLP endpoint)
+     *                     or {@code otlpEndpoint} is set
+     * @param otlpEndpoint the collector's OTLP base URL ({@code otel.exporter.otlp.endpoint}, e.g.
+     *                     {@code http://collector:4318}; {@code /v1/traces} is appended)
+     * @param serviceName  {@code otel.service.name}; default {@value #DEFAULT_SERVICE_NAME}
+     * @param samplerRatio the share of relay batches traced, 0 to 1 ({@code parentbased_traceidratio}); default all
+     */
+    public record Tracing(Boolean enabled, String otlpEndpoint, String serviceName, Double samplerRatio) {
+
+        /** No {@code tracing:} section: the environment decides. */
+        public static final Tracing NONE = new Tracing(null, null, null, null);
+
+        /** {@code otel.service.name} unless the file, {@code OTEL_SERVICE_NAME} or {@code OTEL_RESOURCE_ATTRIBUTES} name one. */
+        public static final String DEFAULT_SERVICE_NAME = "postbox-server";
     }
 
     /**

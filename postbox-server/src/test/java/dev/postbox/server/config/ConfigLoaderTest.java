@@ -191,7 +191,21 @@ class ConfigLoaderTest {
                 Arguments.of("an unknown console key", GOOD.replace("instance-id: relay-a", "instance-id: relay-a\n"
                         + "  console: {enable: false}"), "server.console.enable: unknown key"),
                 Arguments.of("a source that is a list", GOOD.replace("  orders:\n    jdbc-url", "  orders: [1]\n  x:\n    jdbc-url"),
-                        "sources.orders: must be a map of keys to values (was a list)"));
+                        "sources.orders: must be a map of keys to values (was a list)"),
+                Arguments.of("an unknown tracing key", GOOD + "tracing: {enable: true}\n",
+                        "tracing.enable: unknown key (expected one of enabled, otlp-endpoint, sampler-ratio, service-name)"),
+                Arguments.of("tracing enabled that is not a boolean", GOOD + "tracing: {enabled: 'on please'}\n",
+                        "tracing.enabled: must be true or false (was 'on please')"),
+                Arguments.of("an OTLP endpoint without scheme", GOOD + "tracing: {otlp-endpoint: 'collector:4318'}\n",
+                        "tracing.otlp-endpoint: must be an http:// or https:// URL with a host (was 'collector:4318')"),
+                Arguments.of("a sampler ratio above 1", GOOD + "tracing: {sampler-ratio: 10}\n",
+                        "tracing.sampler-ratio: must be a number from 0 to 1 (was '10')"),
+                Arguments.of("a sampler ratio that is a percentage", GOOD + "tracing: {sampler-ratio: 10%}\n",
+                        "tracing.sampler-ratio: must be a number from 0 to 1 (was '10%')"),
+                Arguments.of("a blank service name", GOOD + "tracing: {service-name: ' '}\n",
+                        "tracing.service-name: must not be blank"),
+                Arguments.of("a tracing section that is a list", GOOD + "tracing: [otlp]\n",
+                        "tracing: must be a map of keys to values (was a list)"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -222,6 +236,22 @@ class ConfigLoaderTest {
                 ServerConfig.ConsoleUser::role).containsExactly(org.assertj.core.groups.Tuple.tuple("ann", "operator"),
                 org.assertj.core.groups.Tuple.tuple("bob", "viewer"));
         assertThat(load(GOOD).server().console()).isEqualTo(ServerConfig.Console.DEFAULT);
+    }
+
+    @Test
+    void theTracingSectionIsReadAndItsAbsenceLeavesTheDecisionToTheEnvironment() {
+        assertThat(load(GOOD).tracing()).isEqualTo(ServerConfig.Tracing.NONE);
+        ServerConfig c = load(GOOD + """
+                tracing:
+                  enabled: true
+                  otlp-endpoint: http://${RABBIT_HOST}:4318
+                  service-name: relay-eu
+                  sampler-ratio: 0.25
+                """);
+        assertThat(c.tracing()).isEqualTo(new ServerConfig.Tracing(true, "http://rabbit.internal:4318", "relay-eu", 0.25));
+        assertThat(load(GOOD + "tracing: {enabled: false}\n").tracing())
+                .isEqualTo(new ServerConfig.Tracing(false, null, null, null));
+        assertThat(load(GOOD + "tracing: {sampler-ratio: 0}\n").tracing().samplerRatio()).isZero();
     }
 
     @Test

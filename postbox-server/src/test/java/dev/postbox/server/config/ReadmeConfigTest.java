@@ -26,5 +26,7 @@ class ReadmeConfigTest {
         assertThat(c.destinations()).containsOnlyKeys("kafka", "rabbit", "nats", "hooks");
         assertThat(c.server().apiToken()).isEqualTo("a-token-of-twenty-chars");
         assertThat(c.server().console().users()).containsOnlyKeys("ann");
+        assertThat(c.tracing()).isEqualTo(new ServerConfig.Tracing(true, "http://otel-collector:4318", "postbox-server",
+                1.0));
     }
 }
