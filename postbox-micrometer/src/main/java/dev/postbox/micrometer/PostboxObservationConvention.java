@@ -16,7 +16,8 @@ import java.util.Objects;
  * observation (and timer) names {@code postbox.create}, {@code postbox.send} and {@code postbox.process}; span names
  * {@code "{operation} {destination}"} ({@link SpanRequest#name()}); low-cardinality key values (timer tags and span
  * attributes) {@code messaging.system}, {@code messaging.operation.type}, {@code messaging.operation.name},
- * {@code messaging.destination.name}, {@code messaging.consumer.group.name}; high-cardinality ones (span attributes
+ * {@code messaging.destination.name}, {@code messaging.consumer.group.name}, each always present ({@value #NONE}
+ * where the span has no such attribute, so that a timer's tags never vary); high-cardinality ones (span attributes
  * only) {@code messaging.message.id} (the event number), {@code messaging.kafka.message.key} (the aggregate id),
  * {@code messaging.batch.message_count} and Postbox's own {@code postbox.*}. One instance per operation; extend it,
  * or register a {@code GlobalObservationConvention} that supports {@link PostboxObservationContext}s in the
@@ -26,6 +27,12 @@ public class PostboxObservationConvention implements ObservationConvention<Obser
 
     /** The prefix of Postbox's observation names (Spring Boot: {@code management.observations.enable.postbox=false}). */
     public static final String PREFIX = "postbox.";
+
+    /**
+     * The value of a low-cardinality key the span has no attribute for (a batch for several destinations, a span of no
+     * consumer group), as Micrometer's own {@code error=none}: a timer's tag keys must not vary.
+     */
+    public static final String NONE = "none";
 
     private static final List<String> LOW_CARDINALITY = List.of("messaging.system", "messaging.operation.type",
             "messaging.operation.name", "messaging.destination.name", "messaging.consumer.group.name");
@@ -64,9 +71,17 @@ public class PostboxObservationConvention implements ObservationConvention<Obser
     }
 
     private static KeyValues keyValues(SpanRequest request, boolean low) {
+        Map<String, Object> attributes = request.attributes();
         List<KeyValue> values = new ArrayList<>();
-        for (Map.Entry<String, Object> a : request.attributes().entrySet()) {
-            if (LOW_CARDINALITY.contains(a.getKey()) == low) {
+        if (low) {
+            for (String key : LOW_CARDINALITY) { // every key on every observation: one tag set per timer name
+                Object value = attributes.get(key);
+                values.add(KeyValue.of(key, value == null ? NONE : String.valueOf(value)));
+            }
+            return KeyValues.of(values);
+        }
+        for (Map.Entry<String, Object> a : attributes.entrySet()) {
+            if (!LOW_CARDINALITY.contains(a.getKey())) {
                 values.add(KeyValue.of(a.getKey(), String.valueOf(a.getValue())));
             }
         }

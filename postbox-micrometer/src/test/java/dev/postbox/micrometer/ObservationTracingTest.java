@@ -256,6 +256,26 @@ class ObservationTracingTest {
         assertThat(process).as("the failed delivery's timer carries its error").isNotNull();
         assertThat(meters.find("postbox.create").tagKeys("messaging.message.id").timer())
                 .as("the event number is no timer tag").isNull();
+        assertThat(create.getId().getTag("messaging.consumer.group.name")).as("absent keys are tagged none").isEqualTo("none");
+    }
+
+    @Test
+    void everyObservationOfOneNameHasTheSameTagKeysWhateverItsSpanLacks() {
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        ObservationTracing tracing = new ObservationTracing(registry);
+        tracing.start(SpanRequest.send("kafka", "orders", null, null, List.of(Map.of()), Map.of())).end(null);
+        tracing.start(SpanRequest.send("kafka", null, null, null, List.of(Map.of(), Map.of()), Map.of())).end(null);
+        tracing.start(SpanRequest.process("postbox", "c", "E-1", null, null, null, Map.of())).end(null);
+        tracing.start(SpanRequest.process("kafka", "orders", "E-1", "O-1", "inventory", Map.of(), Map.of())).end(null);
+        for (String name : List.of("postbox.send", "postbox.process")) {
+            assertThat(meters.find(name).timers()).hasSize(2);
+            assertThat(meters.find(name).timers()).extracting(t -> t.getId().getTags().stream()
+                            .map(io.micrometer.core.instrument.Tag::getKey).sorted().toList())
+                    .as("Prometheus refuses one name with two tag key sets").containsOnly(List.of("error",
+                            "messaging.consumer.group.name", "messaging.destination.name", "messaging.operation.name",
+                            "messaging.operation.type", "messaging.system"));
+        }
     }
 
     private static SpanData span(InMemorySpanExporter spans, String name) {
