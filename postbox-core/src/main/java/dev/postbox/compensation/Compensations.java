@@ -32,7 +32,9 @@ public interface Compensations {
      * Runs {@code action} for ({@code bizType}, {@code bizKey}, {@code actionType}) unless that compensation
      * is already DONE, or has FAILED {@code maxAttempts} times. A concurrent call for the same key waits for
      * the first one's transaction and then sees its outcome, also when the caller's transaction read the log
-     * before (MySQL's REPEATABLE READ: the existing row is read with a locking read). If the action throws,
+     * before (MySQL's REPEATABLE READ: the existing row is read with a locking read). The call locks its own
+     * log row only, by primary key: calls for different keys never wait for each other (on MySQL/MariaDB no
+     * index gap is locked either; see {@link dev.postbox.jdbc.Dialect#locksIndexGaps()}). If the action throws,
      * its changes are rolled back to a savepoint, the failure is recorded (its text made storable: NUL,
      * control characters and unpaired surrogates become U+FFFD, clipped to 1,000) and FAILED is returned
      * (the exception is not rethrown); commit to keep the record. Never commits.
@@ -45,7 +47,11 @@ public interface Compensations {
      * @param maxAttempts 1..1000
      * @throws dev.postbox.common.ValidationException          bad key or limit, before any SQL
      * @throws dev.postbox.common.TransactionRequiredException the connection is in auto-commit mode
-     * @throws dev.postbox.common.PostboxSqlException           the log could not be read or written
+     * @throws dev.postbox.common.PostboxSqlException           the log could not be read or written; when
+     *                                                  {@link dev.postbox.common.PostboxSqlException#retryable()
+     *                                                  retryable()} (a deadlock with transactions on the same
+     *                                                  key, e.g. in opposite orders) the database rolled the whole
+     *                                                  transaction back and it may be run again from its start
      */
     <T> CompensationResult<T> once(Connection connection, String bizType, String bizKey, String actionType,
                                    int maxAttempts, Action<T> action);

@@ -2,14 +2,13 @@ package dev.postbox.compensation;
 
 import dev.postbox.common.PostboxSqlException;
 import dev.postbox.common.TransactionRequiredException;
+import dev.postbox.compensation.CompensationLog.Key;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.InsertIfAbsent;
 import dev.postbox.internal.Settings;
 import dev.postbox.jdbc.Dialect;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.time.Instant;
@@ -17,53 +16,25 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * {@link Compensations} on plain JDBC. The log row is inserted (or a FAILED one taken back to RUNNING by a
- * conditional UPDATE) before a savepoint; the action runs after it, so a failing action is undone while
- * the record of its attempt stays.
+ * {@link Compensations} on plain JDBC. The log row is inserted (or an existing one locked by primary key and,
+ * when FAILED, taken back to RUNNING by a conditional UPDATE) before a savepoint; the action runs after it, so
+ * a failing action is undone while the record of its attempt stays. Only the caller's own row is locked
+ * ({@link CompensationLog}): calls for different keys never wait for each other.
  */
 final class JdbcCompensations implements Compensations {
 
-    private record Key(String bizType, String bizKey, String actionType) {
-        @Override
-        public String toString() {
-            return bizType + "/" + bizKey + "/" + actionType;
-        }
+    /** How a call starts: the attempt it runs on row {@code id}, or the result it ends with at once. */
+    private record Start(long id, int attempts, CompensationResult<?> result) {
     }
-
-    /** The condition on a log row's key; parameters: biz_type, biz_key, action_type. */
-    private static final String BY_KEY = "WHERE biz_type = ? AND biz_key = ? AND action_type = ?";
 
     private final Settings settings;
     private final Dialect dialect;
-    private final String table;
-    private final InsertIfAbsent insert;
-    private final String selectSql;
-    private final String lockingSelectSql;
-    private final String retakeSql;
-    private final String finishSql;
+    private final CompensationLog log;
 
     JdbcCompensations(Settings settings) {
         this.settings = settings;
         this.dialect = settings.dialect();
-        this.table = settings.tables().compensationLog();
-        this.insert = new InsertIfAbsent(dialect, table,
-                "biz_type, biz_key, action_type, compensate_status, attempts, create_time, update_time",
-                "(?, ?, ?, '%s', 1, ?, ?)".formatted(CompensationStatus.RUNNING.name()), "biz_type, biz_key, action_type",
-                "uk_biz_action");
-        this.selectSql = """
-                SELECT id, biz_type, biz_key, action_type, compensate_status, attempts, last_error, create_time,
-                       update_time FROM %s %s""".formatted(table, BY_KEY);
-        // After a duplicate key the row exists but may be newer than the caller's snapshot (MySQL's
-        // REPEATABLE READ, when the caller's transaction read before): a locking read sees the latest
-        // committed version.
-        this.lockingSelectSql = "%s FOR UPDATE".formatted(selectSql);
-        this.retakeSql = """
-                UPDATE %s SET compensate_status = '%s', attempts = attempts + 1, update_time = ?
-                 %s AND compensate_status = '%s' AND attempts < ?""".formatted(table, CompensationStatus.RUNNING.name(),
-                BY_KEY, CompensationStatus.FAILED.name());
-        this.finishSql = """
-                UPDATE %s SET compensate_status = ?, last_error = COALESCE(?, last_error), update_time = ?
-                 %s AND compensate_status = '%s'""".formatted(table, BY_KEY, CompensationStatus.RUNNING.name());
+        this.log = new CompensationLog(settings);
     }
 
     @Override
@@ -80,34 +51,17 @@ final class JdbcCompensations implements Compensations {
         Check.range("maxAttempts", maxAttempts, 1, 1000);
         Objects.requireNonNull(action, "action");
         String what = "compensation " + key;
-        int attempts;
+        Start start;
         Savepoint savepoint;
         try {
             if (connection.getAutoCommit()) {
                 throw new TransactionRequiredException(what);
             }
-            Instant now = settings.now();
-            boolean inserted = insert.insert(connection, ps -> {
-                bindKey(ps, 1, key);
-                dialect.bindTime(ps, 4, now);
-                dialect.bindTime(ps, 5, now);
-            });
-            if (inserted) {
-                attempts = 1;
-            } else {
-                CompensationRecord existing = select(connection, key, lockingSelectSql).orElseThrow(() ->
-                        new IllegalStateException(what + ": duplicate key reported but no row found"));
-                if (existing.status() == CompensationStatus.DONE) {
-                    return new CompensationResult<>(CompensationResult.Outcome.ALREADY_DONE, null, existing.attempts(), null);
-                }
-                if (!retake(connection, key, maxAttempts, now)) {
-                    // another caller finished it meanwhile, or the attempts are used up
-                    CompensationRecord latest = select(connection, key, lockingSelectSql).orElseThrow();
-                    CompensationResult.Outcome outcome = latest.status() == CompensationStatus.DONE
-                            ? CompensationResult.Outcome.ALREADY_DONE : CompensationResult.Outcome.GAVE_UP;
-                    return new CompensationResult<>(outcome, null, latest.attempts(), null);
-                }
-                attempts = select(connection, key, lockingSelectSql).orElseThrow().attempts();
+            start = start(connection, key, maxAttempts, what);
+            if (start.result() != null) {
+                @SuppressWarnings("unchecked")
+                CompensationResult<T> early = (CompensationResult<T>) start.result();
+                return early;
             }
             savepoint = connection.setSavepoint();
         } catch (SQLException e) {
@@ -119,62 +73,67 @@ final class JdbcCompensations implements Compensations {
         } catch (Exception failure) {
             try {
                 connection.rollback(savepoint);
-                finish(connection, key, CompensationStatus.FAILED, Check.clip(String.valueOf(failure), 1000));
+                finish(connection, start.id(), key, CompensationStatus.FAILED, Check.clip(String.valueOf(failure), 1000));
             } catch (SQLException e) {
-                PostboxSqlException recording = new PostboxSqlException(what + ": recording the failed attempt " + attempts, e);
+                PostboxSqlException recording = new PostboxSqlException(what + ": recording the failed attempt "
+                        + start.attempts(), e);
                 recording.addSuppressed(failure);
                 throw recording;
             }
-            return new CompensationResult<>(CompensationResult.Outcome.FAILED, null, attempts, failure);
+            return new CompensationResult<>(CompensationResult.Outcome.FAILED, null, start.attempts(), failure);
         }
         try {
             connection.releaseSavepoint(savepoint);
-            finish(connection, key, CompensationStatus.DONE, null);
+            finish(connection, start.id(), key, CompensationStatus.DONE, null);
         } catch (SQLException e) {
             throw new PostboxSqlException(what + ": recording it as done", e);
         }
-        return new CompensationResult<>(CompensationResult.Outcome.DONE, value, attempts, null);
+        return new CompensationResult<>(CompensationResult.Outcome.DONE, value, start.attempts(), null);
     }
 
-    private boolean retake(Connection c, Key key, int maxAttempts, Instant now) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(retakeSql)) {
-            dialect.bindTime(ps, 1, now);
-            bindKey(ps, 2, key);
-            ps.setInt(5, maxAttempts);
-            return ps.executeUpdate() == 1;
+    /**
+     * Inserts the key's row, or locks the existing one by primary key and decides from its latest committed
+     * version: DONE ends the call, a FAILED one with attempts left is taken back to RUNNING, anything else
+     * (attempts used up, or RUNNING left by an action that committed halfway) gives up.
+     */
+    private Start start(Connection c, Key key, int maxAttempts, String what) throws SQLException {
+        Instant now = settings.now();
+        InsertIfAbsent.Outcome inserted = log.insert(c, key, now, true);
+        if (inserted.inserted()) {
+            return new Start(inserted.id(), 1, null);
         }
-    }
-
-    private void finish(Connection c, Key key, CompensationStatus status, String error) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(finishSql)) {
-            ps.setString(1, status.name());
-            ps.setString(2, error);
-            dialect.bindTime(ps, 3, settings.now());
-            bindKey(ps, 4, key);
-            if (ps.executeUpdate() != 1) {
-                throw new IllegalStateException("compensation " + key + " was not RUNNING when its outcome was recorded");
+        Optional<CompensationRecord> existing = lockExisting(c, key, inserted);
+        if (existing.isEmpty()) {
+            // deleted (retention) after this transaction's snapshot showed it: the log no longer knows the key
+            inserted = log.insert(c, key, now, false);
+            if (inserted.inserted()) {
+                return new Start(inserted.id(), 1, null);
             }
+            existing = lockExisting(c, key, inserted);
         }
+        CompensationRecord row = existing.orElseThrow(() ->
+                new IllegalStateException(what + ": duplicate key reported but no row found"));
+        if (row.status() == CompensationStatus.DONE) {
+            return new Start(row.id(), row.attempts(),
+                    new CompensationResult<>(CompensationResult.Outcome.ALREADY_DONE, null, row.attempts(), null));
+        }
+        if (!log.retake(c, row.id(), maxAttempts, now)) {
+            return new Start(row.id(), row.attempts(),
+                    new CompensationResult<>(CompensationResult.Outcome.GAVE_UP, null, row.attempts(), null));
+        }
+        return new Start(row.id(), row.attempts() + 1, null);
     }
 
-    private static void bindKey(PreparedStatement ps, int index, Key key) throws SQLException {
-        ps.setString(index, key.bizType());
-        ps.setString(index + 1, key.bizKey());
-        ps.setString(index + 2, key.actionType());
+    /** The row an insert found, locked by primary key in its latest committed version; empty if it is gone. */
+    private Optional<CompensationRecord> lockExisting(Connection c, Key key, InsertIfAbsent.Outcome found)
+            throws SQLException {
+        Optional<Long> id = found.id() != 0 ? Optional.of(found.id()) : log.currentId(c, key);
+        return id.isEmpty() ? Optional.empty() : log.lock(c, id.get());
     }
 
-    private Optional<CompensationRecord> select(Connection c, Key key, String sql) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bindKey(ps, 1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                return Optional.of(new CompensationRecord(rs.getLong("id"), rs.getString("biz_type"), rs.getString("biz_key"),
-                        rs.getString("action_type"), CompensationStatus.valueOf(rs.getString("compensate_status")),
-                        rs.getInt("attempts"), rs.getString("last_error"), dialect.readTime(rs, "create_time"),
-                        dialect.readTime(rs, "update_time")));
-            }
+    private void finish(Connection c, long id, Key key, CompensationStatus status, String error) throws SQLException {
+        if (!log.finish(c, id, status, error)) {
+            throw new IllegalStateException("compensation " + key + " was not RUNNING when its outcome was recorded");
         }
     }
 
@@ -187,7 +146,7 @@ final class JdbcCompensations implements Compensations {
     public Optional<CompensationRecord> find(String bizType, String bizKey, String actionType) {
         Key key = key(bizType, bizKey, actionType);
         try (Connection c = settings.dataSource().getConnection()) {
-            return select(c, key, selectSql);
+            return log.find(c, key);
         } catch (SQLException e) {
             throw new PostboxSqlException("reading compensation " + key, e);
         }

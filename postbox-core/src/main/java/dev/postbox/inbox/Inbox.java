@@ -39,7 +39,10 @@ public interface Inbox {
      * DUPLICATE. If {@code work} throws, the log row and everything the work did are rolled back to a
      * savepoint taken before the insert, and the exception propagates (a checked one wrapped in
      * {@link dev.postbox.common.PostboxException}); the event is then still unconsumed and a redelivery runs it.
-     * Never commits: the caller commits the work and its log row together.
+     * Never commits: the caller commits the work and its log row together. Locks only this key's row: on
+     * MySQL/MariaDB a redelivery whose row the transaction can already see is answered by a plain read, without
+     * the duplicate-key error's lock on the index gap before the key, which would make the delivery of a
+     * neighbouring event wait.
      *
      * @param consumer a stable name of the consuming service or handler, at most 128 characters
      * @param eventNo  the event's idempotency key ({@code event_no} of the envelope), at most 64 characters.
@@ -47,10 +50,13 @@ public interface Inbox {
      *                 leading/trailing whitespace, and counted as the column counts (see OutboxEvent)
      * @throws dev.postbox.common.ValidationException          bad consumer or eventNo, before any SQL
      * @throws dev.postbox.common.TransactionRequiredException the connection is in auto-commit mode
-     * @throws dev.postbox.common.PostboxSqlException           the database refused the insert; with SQLState class 40
-     *                                                  (a deadlock victim on MySQL when a concurrent delivery of
-     *                                                  the same event rolled back) the transaction is gone: treat
-     *                                                  it as a failed delivery and let the redelivery decide
+     * @throws dev.postbox.common.PostboxSqlException           the database refused the insert; when
+     *                                                  {@link dev.postbox.common.PostboxSqlException#retryable()
+     *                                                  retryable()} (SQLState class 40: a deadlock with deliveries
+     *                                                  of the same events, e.g. in opposite orders, or on MySQL when
+     *                                                  a concurrent delivery of the same event rolled back) the
+     *                                                  transaction is gone: treat it as a failed delivery and let
+     *                                                  the redelivery decide
      */
     <T> InboxResult<T> once(Connection connection, String consumer, String eventNo, Work<T> work);
 

@@ -15,7 +15,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
-/** {@link Inbox} on plain JDBC: insert the log row first, under a savepoint, then run the work. */
+/**
+ * {@link Inbox} on plain JDBC: insert the log row first, under a savepoint, then run the work. A redelivery of
+ * an event whose row the transaction can see is answered without a lock ({@link InsertIfAbsent}).
+ */
 final class JdbcInbox implements Inbox {
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcInbox.class);
@@ -87,10 +90,11 @@ final class JdbcInbox implements Inbox {
                 inserted = insert.insert(connection, ps -> {
                     ps.setString(1, consumer);
                     ps.setString(2, eventNo);
+                }, ps -> {
                     ps.setString(3, DONE);
                     settings.dialect().bindTime(ps, 4, now);
                     settings.dialect().bindTime(ps, 5, now);
-                });
+                }).inserted();
             } catch (SQLException e) {
                 // e.g. a deadlock victim on MySQL, whose whole transaction is already gone with the savepoint
                 try {

@@ -221,6 +221,33 @@ public interface Dialect {
     }
 
     /**
+     * Whether a row lock taken through a secondary index also locks the gap before the index entry until the
+     * transaction ends, so that another transaction's insert of a different key into that gap waits for it:
+     * InnoDB at REPEATABLE READ (MySQL's and MariaDB's default) does so for an INSERT that meets a duplicate key
+     * (a shared next-key lock on the existing entry), and MariaDB 10.11 also for a locking read or an UPDATE that
+     * finds an existing row by an equality on every column of a unique key. Two transactions holding such gaps
+     * and each inserting into the other's deadlock, whatever their keys. Where true, Postbox's statements in the
+     * caller's transaction find an already committed key with a plain (non-locking) read before inserting it,
+     * and lock existing rows by primary key only ({@link #forceIndex forceIndex("PRIMARY")} on an UPDATE whose
+     * condition also names an indexed status: MariaDB otherwise may scan that status's whole index range,
+     * locking every row in it and the gaps around them).
+     */
+    default boolean locksIndexGaps() {
+        return false;
+    }
+
+    /**
+     * The locking clause of a read, by its unique key, of a row that an INSERT has just found to exist although
+     * the transaction's snapshot does not show it, so that the read returns the row's latest committed version.
+     * Default {@code FOR UPDATE}. MySQL/MariaDB: {@code LOCK IN SHARE MODE}, the lock the duplicate-key error
+     * already holds on that index entry, so that two transactions meeting the same duplicate never both wait to
+     * upgrade it (a deadlock); the row itself is then locked by primary key.
+     */
+    default String duplicateRowLock() {
+        return " FOR UPDATE";
+    }
+
+    /**
      * Whether an UPDATE can return the rows it changed ({@code UPDATE ... RETURNING}), so that a claim is
      * one statement instead of a locking read followed by an update.
      */

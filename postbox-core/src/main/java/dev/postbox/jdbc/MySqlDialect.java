@@ -97,6 +97,17 @@ final class MySqlDialect implements Dialect {
         return true;
     }
 
+    /** InnoDB at REPEATABLE READ: next-key locks on duplicate keys and, on MariaDB, on unique-key lookups. */
+    @Override
+    public boolean locksIndexGaps() {
+        return true;
+    }
+
+    @Override
+    public String duplicateRowLock() {
+        return " LOCK IN SHARE MODE";
+    }
+
     /** DATETIME(3) columns hold UTC. */
     @Override
     public String currentTimeSql() {

@@ -57,6 +57,8 @@ final class JdbcMessageEvents implements MessageEvents {
         this.dialect = settings.dialect();
         String t = settings.tables().message();
         this.attempts = new AttemptLog(dialect, settings.tables().eventAttempt(), t);
+        // by primary key only: MariaDB otherwise may update through a status index, locking that status's rows
+        String byId = t + dialect.forceIndex("PRIMARY");
         this.insert = new IdempotentInsert<>(dialect, t, """
                 event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, retry_count,
                  max_retry_count, trace_id, remark, version, deleted, create_time, update_time""",
@@ -66,34 +68,34 @@ final class JdbcMessageEvents implements MessageEvents {
                 UPDATE %s
                    SET event_status = %d, last_handle_time = ?, version = version + 1, update_time = ?
                  WHERE id = ? AND deleted = 0
-                   AND (event_status = %d OR (event_status = %d AND next_retry_time <= ?))""".formatted(t, PROCESSING,
+                   AND (event_status = %d OR (event_status = %d AND next_retry_time <= ?))""".formatted(byId, PROCESSING,
                 PENDING, FAILED);
         this.succeedSql = """
                 UPDATE %s
                    SET event_status = %d, success_time = ?, fail_reason = NULL, next_retry_time = NULL, version = version + 1,
                        update_time = ?
-                 WHERE id = ? AND event_status = %d AND deleted = 0""".formatted(t, SUCCEEDED, PROCESSING);
+                 WHERE id = ? AND event_status = %d AND deleted = 0""".formatted(byId, SUCCEEDED, PROCESSING);
         this.retrySql = """
                 UPDATE %s
                    SET event_status = %d, retry_count = retry_count + 1, next_retry_time = ?, fail_reason = ?, version = version + 1,
                        update_time = ?
-                 WHERE id = ? AND event_status = %d AND deleted = 0 AND retry_count < max_retry_count""".formatted(t, FAILED,
+                 WHERE id = ? AND event_status = %d AND deleted = 0 AND retry_count < max_retry_count""".formatted(byId, FAILED,
                 PROCESSING);
         this.deadSql = """
                 UPDATE %s
                    SET event_status = %d, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, version = version + 1,
                        update_time = ?
-                 WHERE id = ? AND event_status = %d AND deleted = 0 AND retry_count >= max_retry_count""".formatted(t, DEAD,
+                 WHERE id = ? AND event_status = %d AND deleted = 0 AND retry_count >= max_retry_count""".formatted(byId, DEAD,
                 PROCESSING);
         this.deadNowSql = """
                 UPDATE %s
                    SET event_status = %d, retry_count = retry_count + 1, next_retry_time = NULL, fail_reason = ?, version = version + 1,
                        update_time = ?
-                 WHERE id = ? AND event_status = %d AND deleted = 0""".formatted(t, DEAD, PROCESSING);
+                 WHERE id = ? AND event_status = %d AND deleted = 0""".formatted(byId, DEAD, PROCESSING);
         this.cancelSql = """
                 UPDATE %s
                    SET event_status = %d, fail_reason = ?, next_retry_time = NULL, version = version + 1, update_time = ?
-                 WHERE id = ? AND deleted = 0 AND event_status IN (%d, %d)""".formatted(t, CANCELLED, PENDING, FAILED);
+                 WHERE id = ? AND deleted = 0 AND event_status IN (%d, %d)""".formatted(byId, CANCELLED, PENDING, FAILED);
     }
 
     @Override

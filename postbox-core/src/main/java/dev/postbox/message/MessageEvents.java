@@ -7,8 +7,8 @@ import java.time.Duration;
 
 /**
  * Seed 000's writes on {@code biz_message_event}. Creation joins the caller's transaction; every state
- * change is one conditional UPDATE whose affected-row count decides the outcome, so concurrent callers
- * can never both win. Allowed transitions:
+ * change is one conditional UPDATE by primary key whose affected-row count decides the outcome, so concurrent
+ * callers can never both win; it locks that event's row only. Allowed transitions:
  * <pre>
  * PENDING -&gt; PROCESSING -&gt; SUCCEEDED
  * PENDING -&gt; PROCESSING -&gt; FAILED -&gt; PROCESSING ...   (retry, once next_retry_time has passed)
