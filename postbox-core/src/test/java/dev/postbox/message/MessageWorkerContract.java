@@ -112,8 +112,8 @@ public abstract class MessageWorkerContract extends DatabaseContract {
     }
 
     @Test
-    final void fourWorkersHandleTenThousandEventsEachExactlyOnce() throws Exception {
-        int n = 10_000;
+    final void fourWorkersHandleManyEventsEachExactlyOnce() throws Exception {
+        int n = dev.postbox.testing.TestScale.events(10_000);
         createEvents(TYPE, "E-", n, 3);
         List<MessageWorker> workers = new ArrayList<>();
         List<AtomicInteger> perWorker = new ArrayList<>();

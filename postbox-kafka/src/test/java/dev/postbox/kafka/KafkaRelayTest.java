@@ -33,18 +33,19 @@ class KafkaRelayTest extends KafkaTestBase {
     @Test
     @Order(1)
     @SuppressWarnings("try") // the relay and the loops run on their own threads until closed
-    void tenThousandEventsOfAHundredAggregatesArriveOnceInAggregateOrder() throws Exception {
+    void manyEventsOfAHundredAggregatesArriveOnceInAggregateOrder() throws Exception {
+        int n = dev.postbox.testing.TestScale.events(10_000);
         String topic = kafka.createTopic("orders", 6);
-        writeEvents("ord", 0, 10_000, 100, topic);
+        writeEvents("ord", 0, n, 100, topic);
         try (KafkaEnvelopeConsumer c1 = consume(recording("orders"), topic).start();
              KafkaEnvelopeConsumer c2 = consume(recording("orders"), topic).start();
              KafkaPublisher publisher = publisher().build();
              Relay relay = postbox.relay(Routes.of("KAFKA", publisher)).instanceId("r-order").batchSize(500).start()) {
-            await(Duration.ofSeconds(120), "10,000 events at the consumer", () -> received("orders") >= 10_000);
+            await(Duration.ofSeconds(120), n + " events at the consumer", () -> received("orders") >= n);
             await(Duration.ofSeconds(10), "the relay to record every event",
-                    () -> outboxStatus(OutboxStatus.PUBLISHED) >= 10_000);
+                    () -> outboxStatus(OutboxStatus.PUBLISHED) >= n);
         }
-        assertThat(orderProblems("orders", 10_000)).isEmpty();
+        assertThat(orderProblems("orders", n)).isEmpty();
         assertThat(outboxStatus(OutboxStatus.DEAD)).isZero();
         kafka.deleteTopic(topic);
     }

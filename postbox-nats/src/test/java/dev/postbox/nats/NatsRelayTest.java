@@ -67,20 +67,21 @@ class NatsRelayTest extends NatsTestBase {
 
     @Test
     @SuppressWarnings("try") // the subscriber and the relay work in the background until closed
-    void tenThousandEventsOfAHundredAggregatesArriveOnceInAggregateOrder() throws Exception {
-        writeEvents(10_000, 100, "order.changed", 5);
+    void manyEventsOfAHundredAggregatesArriveOnceInAggregateOrder() throws Exception {
+        int n = dev.postbox.testing.TestScale.events(10_000);
+        writeEvents(n, 100, "order.changed", 5);
         try (NatsPublisher publisher = NatsPublisher.builder().servers(JetStreamFixture.URL).subjectPrefix(nats.prefix).build();
              NatsSubscriber subscriber = NatsSubscriber.builder(nats.connection, recorder("orders")).stream(nats.stream)
                      .batchSize(500).build().start();
              Relay relay = postbox.relay(publisher).instanceId("r1").batchSize(500).start()) {
-            awaitReceived(10_000, Duration.ofSeconds(90));
-            awaitPublished(10_000, Duration.ofSeconds(30));
+            awaitReceived(n, Duration.ofSeconds(90));
+            awaitPublished(n, Duration.ofSeconds(30));
         }
-        assertThat(queryLong("SELECT COUNT(*) FROM app_received")).isEqualTo(10_000);
-        assertThat(queryLong("SELECT COUNT(DISTINCT event_no) FROM app_received")).isEqualTo(10_000);
+        assertThat(queryLong("SELECT COUNT(*) FROM app_received")).isEqualTo(n);
+        assertThat(queryLong("SELECT COUNT(DISTINCT event_no) FROM app_received")).isEqualTo(n);
         assertThat(orderViolations()).isEmpty();
-        assertThat(count(OutboxStatus.PUBLISHED)).isEqualTo(10_000);
-        assertThat(nats.messages()).isEqualTo(10_000);
+        assertThat(count(OutboxStatus.PUBLISHED)).isEqualTo(n);
+        assertThat(nats.messages()).isEqualTo(n);
     }
 
     @Test
