@@ -177,7 +177,9 @@ final class DrainBench implements Scenario {
                     + receiver.distinct() + " events links_per_span=" + perSpan(s.links(), s.spans())
                     + " links_kept_per_span=" + perSpan(s.linksKept(), s.spans())
                     + (s.spans() > 0 && s.links() == events ? "" : " FAILED: expected spans and one link per event")
-                    + " (send spans, dropped by the exporter; the SDK keeps at most 128 links per span by default)");
+                    + " (send spans, one per publisher call: an ordered batch goes out in waves of one event per aggregate"
+                    + " unless the publisher gives order lanes; dropped by the exporter; the SDK keeps at most 128 links"
+                    + " per span by default)");
         }
         return d;
     }
