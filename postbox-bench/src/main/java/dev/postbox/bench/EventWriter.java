@@ -75,14 +75,25 @@ final class EventWriter {
      */
     static OutboxEvent event(long seq, String aggregateId) {
         long h = mix(seq);
+        return builder(seq, aggregateId).traceId(String.format(Locale.ROOT, "%016x%016x", h, mix(h))).build();
+    }
+
+    /**
+     * Event {@code seq} as a traced application writes it (no trace id of its own): the same headers followed by the
+     * create span's {@code context}, whose trace id becomes the event's.
+     */
+    static OutboxEvent event(long seq, String aggregateId, TracedPostbox.CreateContext context) {
+        return builder(seq, aggregateId).headers(context.headers()).traceId(context.traceId()).build();
+    }
+
+    private static OutboxEvent.Builder builder(long seq, String aggregateId) {
+        long h = mix(seq);
         return OutboxEvent.builder().eventNo(EVENT_NO_PREFIX + seq).aggregate("ORDER", aggregateId)
                 .eventType("ORDER_CHANGED").channel("MQ").topic(TOPIC)
                 .routingKey("order." + REGIONS[Math.floorMod(aggregateId.hashCode(), REGIONS.length)] + ".changed")
                 .header("tenant-id", "tenant-" + (h >>> 59))
                 .header("schema", "order-changed/v3")
-                .traceId(String.format(Locale.ROOT, "%016x%016x", h, mix(h)))
-                .payload(payload(seq, aggregateId))
-                .build();
+                .payload(payload(seq, aggregateId));
     }
 
     private static final String[] REGIONS = {"eu", "us", "apac", "latam"};

@@ -102,7 +102,7 @@ final class WriteBench implements Scenario {
             return run(ctx, o, ceiling, postgres, notifying, traced.postbox());
         } finally {
             traced.close();
-            Fmt.line("TRACED spans_exported=" + traced.exported().get() + " (create spans of event_traced, and send spans"
+            Fmt.line("TRACED spans_exported=" + traced.exported().spans() + " (create spans of event_traced, and send spans"
                     + " with --relay on; the exporter drops them)");
         }
     }

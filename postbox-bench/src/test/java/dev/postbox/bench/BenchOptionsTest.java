@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Option validation of drain's --analyze, write's and server's options: bad values fail before any database work, by
+ * Option validation of drain's --analyze and --tracing, write's and server's options: bad values fail before any database work, by
  * name.
  */
 class BenchOptionsTest {
@@ -31,6 +31,19 @@ class BenchOptionsTest {
     void drainRefusesAnotherAnalyzeMode() {
         assertThatThrownBy(() -> parse(new DrainBench(), "--analyze", "on")).isInstanceOf(UsageException.class)
                 .hasMessageContaining("--analyze").hasMessageContaining("'on'");
+    }
+
+    @Test
+    void drainTracesNothingByDefault() {
+        assertThat(DrainBench.tracing(parse(new DrainBench()))).isEqualTo(DrainBench.Tracing.OFF);
+        assertThat(DrainBench.tracing(parse(new DrainBench(), "--tracing", "on"))).isEqualTo(DrainBench.Tracing.ON);
+        assertThat(DrainBench.tracing(parse(new DrainBench(), "--tracing", "compare"))).isEqualTo(DrainBench.Tracing.COMPARE);
+    }
+
+    @Test
+    void drainRefusesAnotherTracingMode() {
+        assertThatThrownBy(() -> parse(new DrainBench(), "--tracing", "true")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("--tracing").hasMessageContaining("'true'");
     }
 
     @Test

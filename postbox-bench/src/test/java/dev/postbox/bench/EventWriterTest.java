@@ -51,6 +51,27 @@ class EventWriterTest {
     }
 
     @Test
+    void aTracedEventAddsATraceparentOfASampledTraceOfItsOwnAndTakesItsTraceId() {
+        Set<String> traces = new HashSet<>();
+        Set<String> spans = new HashSet<>();
+        for (long seq = 0; seq < 2_000; seq++) {
+            OutboxEvent plain = EventWriter.event(seq, "A" + (seq % 1000));
+            OutboxEvent traced = EventWriter.event(seq, "A" + (seq % 1000), TracedPostbox.newCreateContext());
+            String traceparent = traced.headers().get("traceparent");
+            assertThat(traced.headers().keySet()).containsExactly("tenant-id", "schema", "traceparent");
+            assertThat(traced.headers()).containsAllEntriesOf(plain.headers());
+            assertThat(traceparent).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
+            assertThat(Integer.parseInt(traceparent.substring(53), 16) & 1).as("sampled").isEqualTo(1);
+            assertThat(traced.traceId()).isEqualTo(traceparent.substring(3, 35));
+            assertThat(traced.payload()).isEqualTo(plain.payload());
+            traces.add(traced.traceId());
+            spans.add(traceparent.substring(36, 52));
+        }
+        assertThat(traces).as("no two trace ids alike").hasSize(2_000);
+        assertThat(spans).as("no two span ids alike").hasSize(2_000);
+    }
+
+    @Test
     void theSameSeqGivesTheSameEvent() {
         assertThat(EventWriter.event(42, "A7")).isEqualTo(EventWriter.event(42, "A7"));
     }
