@@ -44,6 +44,13 @@ class PostboxListenerTest {
     void clean() {
         ds = db.dataSource(); // a context that closed it (a failed start) leaves a closed pool: take the reopened one
         createReservations(ds);
+        // the tests share one schema: an event an earlier test left to be retried (V-3, refused) must not reach the
+        // next test's relay and count as that test's failure
+        try {
+            new org.springframework.jdbc.core.JdbcTemplate(ds).execute("DELETE FROM biz_outbox_event");
+        } catch (org.springframework.dao.DataAccessException noTablesYet) {
+            // the first test's context creates them
+        }
     }
 
     @Test
