@@ -74,15 +74,7 @@ class ObservationTracingTest {
     @Test
     void onTheOpenTelemetryBridgeCreateIsTheRequestsChildSendLinksAndProcessIsCreatesChild() {
         InMemorySpanExporter spans = InMemorySpanExporter.create();
-        sdk = OpenTelemetrySdk.builder()
-                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
-                .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build();
-        io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("test");
-        OtelCurrentTraceContext current = new OtelCurrentTraceContext();
-        Tracer tracer = new OtelTracer(otel, current, event -> { },
-                new OtelBaggageManager(current, List.of(), List.of()));
-        Propagator propagator = new OtelPropagator(sdk.getPropagators(), otel);
-        ObservationRegistry registry = registry(tracer, propagator);
+        ObservationRegistry registry = otelRegistry(spans);
         ObservationTracing tracing = new ObservationTracing(registry);
 
         Flow flow = flow(registry, tracing);
@@ -177,13 +169,7 @@ class ObservationTracingTest {
     @Test
     void aDisabledObservationPrefixTracesNothing() {
         InMemorySpanExporter spans = InMemorySpanExporter.create();
-        sdk = OpenTelemetrySdk.builder()
-                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
-                .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build();
-        io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("test");
-        OtelCurrentTraceContext current = new OtelCurrentTraceContext();
-        Tracer tracer = new OtelTracer(otel, current, event -> { });
-        ObservationRegistry registry = registry(tracer, new OtelPropagator(sdk.getPropagators(), otel));
+        ObservationRegistry registry = otelRegistry(spans);
         registry.observationConfig().observationPredicate((name, context) -> !name.startsWith("postbox."));
         TraceSpan create = new ObservationTracing(registry).start(SpanRequest.create("orders", "E-1", null, Map.of()));
         Map<String, String> headers = new HashMap<>();
@@ -192,6 +178,17 @@ class ObservationTracingTest {
         assertThat(headers).isEmpty();
         assertThat(spans.getFinishedSpanItems()).isEmpty();
         assertThat(meters.getMeters()).isEmpty();
+    }
+
+    /** An SDK exporting to {@code spans}, W3C propagation, Micrometer Tracing's OpenTelemetry bridge on it. */
+    private ObservationRegistry otelRegistry(InMemorySpanExporter spans) {
+        sdk = OpenTelemetrySdk.builder()
+                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
+                .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build();
+        io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("test");
+        OtelCurrentTraceContext current = new OtelCurrentTraceContext();
+        Tracer tracer = new OtelTracer(otel, current, event -> { }, new OtelBaggageManager(current, List.of(), List.of()));
+        return registry(tracer, new OtelPropagator(sdk.getPropagators(), otel));
     }
 
     /** Observations as Spring Boot registers them: one first-matching tracing group, then the meter handler. */
