@@ -4,10 +4,12 @@ import dev.postbox.common.ValidationException;
 import dev.postbox.internal.AuditTrail;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.ReadCommitted;
 import dev.postbox.internal.poll.Transactions;
 import dev.postbox.outbox.OutboxRows;
 import dev.postbox.outbox.OutboxStatus;
 
+import javax.sql.DataSource;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -41,10 +43,13 @@ final class JdbcAdmin implements Admin {
 
     private final Settings s;
     private final AuditTrail trail;
+    /** The application's data source at READ COMMITTED where the database locks index gaps ({@link ReadCommitted}). */
+    private final DataSource readCommitted;
 
     JdbcAdmin(Settings settings) {
         this.s = settings;
         this.trail = new AuditTrail(settings);
+        this.readCommitted = ReadCommitted.of(settings.dialect(), settings.dataSource());
     }
 
     @Override
@@ -121,11 +126,14 @@ final class JdbcAdmin implements Admin {
         }
     }
 
-    /** Locks, changes and logs in one transaction, with the action's row where the schema has the action table. */
+    /**
+     * Locks, changes and logs in one transaction (READ COMMITTED: it locks these rows and no index gap), with the
+     * action's row where the schema has the action table.
+     */
     private int apply(Action action, AuditTrail.Action audited, String selectSql, List<Object> params) {
         Instant now = s.now();
         boolean actions = trail.actionsExist();
-        return Transactions.inTransaction(s.dataSource(), "admin " + action + " by " + audited.actor(), c -> {
+        return Transactions.inTransaction(readCommitted, "admin " + action + " by " + audited.actor(), c -> {
             Long actionId = actions ? trail.open(c, audited, "RUNNING", now) : null;
             List<AuditTrail.Row> locked = trail.lock(c, selectSql, params);
             AuditTrail.Change change = new AuditTrail.Change(s.tables().outbox(), "publish_status", action.name(),

@@ -6,6 +6,7 @@ import dev.postbox.internal.WindowStats;
 import dev.postbox.internal.poll.Heartbeat;
 import dev.postbox.internal.poll.PollLoop;
 import dev.postbox.internal.poll.Pools;
+import dev.postbox.internal.poll.ReadCommitted;
 import dev.postbox.relay.LatencyBuckets;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +51,7 @@ public final class MessageWorker implements AutoCloseable {
         String name = "postbox-worker-" + config.instanceId();
         this.ownedPool = config.dataSource() != null ? null
                 : Pools.own(settings.dataSource(), name, config.threads() + 1);
-        DataSource pool = ownedPool != null ? ownedPool : config.dataSource();
+        DataSource pool = ownedPool != null ? ownedPool : ReadCommitted.of(settings.dialect(), config.dataSource());
         // threads are named <name>-<n>, a single one too (the loop appends -<n> only for several)
         this.loop = new PollLoop("Message worker " + config.instanceId(), config.threads() == 1 ? name + "-0" : name,
                 config.threads(), config.pollMin(), config.pollMax(), log);

@@ -134,9 +134,10 @@ public final class MessageWorkerBuilder {
     }
 
     /**
-     * A data source reserved for this worker, used as is and not closed. Default: a HikariCP pool of
-     * threads + 1 connections opened by the worker on the application's database (copying its settings when
-     * it is HikariCP), never the application's own pool.
+     * A data source reserved for this worker, used as is and not closed; on MySQL/MariaDB the worker's transactions
+     * on it run at READ COMMITTED, as on its own pool (a connection at a stricter level gets it back when the worker
+     * returns it). Default: a HikariCP pool of threads + 1 connections opened by the worker on the application's
+     * database (copying its settings when it is HikariCP), never the application's own pool.
      */
     public MessageWorkerBuilder dataSource(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");

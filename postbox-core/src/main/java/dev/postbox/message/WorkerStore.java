@@ -18,7 +18,11 @@ import java.util.Set;
  * {@code next_retry_time <= now}, to PROCESSING (bumping {@code version}); every later write is fenced by
  * the version the claim produced ({@link Fence}: {@code WHERE id = ? AND version = ?}). Every Postbox
  * write to the table bumps the version, so an unchanged version means the row is exactly as this worker's
- * claim left it: a worker whose stuck event was recovered by another can no longer write it.
+ * claim left it: a worker whose stuck event was recovered by another can no longer write it. The fenced writes
+ * find their row by primary key ({@code FORCE INDEX (PRIMARY)} on MySQL), whatever the statistics and the
+ * connection's isolation: MariaDB runs the cancel's {@code WHERE id = ? ... AND event_status = ?} through the
+ * {@code (event_status, id)} index while few rows are FAILED, which at REPEATABLE READ also locks the gap before
+ * the entry, where other events' status changes go.
  */
 final class WorkerStore {
 
@@ -50,20 +54,26 @@ final class WorkerStore {
                 SELECT %s FROM %s e WHERE e.deleted = 0 AND e.event_status = %d
                    AND e.last_handle_time <= ? AND e.event_type IN (%s) ORDER BY e.id LIMIT ?""".formatted(
                 MessageRows.COLUMNS, table, MessageStatus.PROCESSING.code(), MessageSql.parameters(types.size()));
-        this.fail = new Fence<>(table, """
+        String byId = table + dialect.forceIndex("PRIMARY");
+        this.fail = new Fence<>(byId, """
                 event_status = ?, retry_count = retry_count + ?, next_retry_time = ?, fail_reason = ?,
                 version = version + 1, update_time = ?""", "version", null, f -> f.event().id(),
                 f -> f.event().version());
         // on the version the failure just wrote
-        this.cancel = new Fence<>(table,
+        this.cancel = new Fence<>(byId,
                 "event_status = %d, next_retry_time = NULL, version = version + 1, update_time = ?"
                         .formatted(MessageStatus.CANCELLED.code()), "version",
                 "event_status = %d AND retry_count >= max_retry_count".formatted(MessageStatus.FAILED.code()),
                 f -> f.event().id(), f -> f.event().version() + 1);
-        this.touch = new Fence<>(table, "last_handle_time = ?, version = version + 1, update_time = ?", "version", null,
+        this.touch = new Fence<>(byId, "last_handle_time = ?, version = version + 1, update_time = ?", "version", null,
                 MessageRecord::id, MessageRecord::version);
-        this.succeed = new Fence<>(table, SUCCEEDED_SET, "version", null, MessageRecord::id,
+        this.succeed = new Fence<>(byId, SUCCEEDED_SET, "version", null, MessageRecord::id,
                 MessageRecord::version);
+    }
+
+    /** The fenced writes as run (failure, cancel, touch, success), for the plan tests. */
+    List<String> fencedStatements() {
+        return List.of(fail.toString(), cancel.toString(), touch.toString(), succeed.toString());
     }
 
     /** Whether claims must not overlap within this JVM (concurrent claimers would collide on the same rows). */

@@ -3,10 +3,12 @@ package dev.postbox.operations;
 import dev.postbox.compensation.CompensationStatus;
 import dev.postbox.internal.AuditTrail;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.ReadCommitted;
 import dev.postbox.internal.poll.Transactions;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.query.PageRequest;
 
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -49,6 +51,7 @@ final class Actions {
     private final Details details;
     private final Audit audit;
     private final AuditTrail trail;
+    private final DataSource readCommitted;
     private final String compensationLockSql;
     private final String compensationRetrySql;
     final String sequenceLockSql;
@@ -58,10 +61,12 @@ final class Actions {
         this.details = details;
         this.audit = audit;
         this.trail = trail;
+        this.readCommitted = ReadCommitted.of(settings.dialect(), settings.dataSource());
         String comp = settings.tables().compensationLog();
         this.compensationLockSql = "SELECT id, biz_key, compensate_status, attempts FROM " + comp
                 + " WHERE biz_type = ? AND biz_key = ? AND action_type = ? FOR UPDATE";
-        this.compensationRetrySql = "UPDATE " + comp + " SET attempts = 0, update_time = ? WHERE id = ? AND compensate_status = '"
+        this.compensationRetrySql = "UPDATE " + comp + settings.dialect().forceIndex("PRIMARY")
+                + " SET attempts = 0, update_time = ? WHERE id = ? AND compensate_status = '"
                 + CompensationStatus.FAILED.name() + "'";
         EventTable outbox = details.table(EventKind.OUTBOX);
         this.sequenceLockSql = "SELECT id, event_no, publish_status FROM " + outbox.table()
@@ -150,10 +155,14 @@ final class Actions {
         Outcome run(Connection c, long actionId, Instant now) throws SQLException;
     }
 
-    /** {@code body} in one transaction with its action row (RUNNING, then DONE) and its changes read back. */
+    /**
+     * {@code body} in one transaction with its action row (RUNNING, then DONE) and its changes read back; at READ
+     * COMMITTED ({@link ReadCommitted}), so that its locking reads by event_no, aggregate or compensation key lock
+     * those rows and no index gap.
+     */
     private ActionResult run(AuditTrail.Action a, Body body) {
         Instant now = s.now();
-        return Transactions.inTransaction(s.dataSource(), a.action().toLowerCase(java.util.Locale.ROOT) + " " + a.filter()
+        return Transactions.inTransaction(readCommitted, a.action().toLowerCase(java.util.Locale.ROOT) + " " + a.filter()
                 + " by " + a.actor(), c -> {
             long actionId = trail.open(c, a, "RUNNING", now);
             Outcome o = body.run(c, actionId, now);

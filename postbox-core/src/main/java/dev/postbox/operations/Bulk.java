@@ -4,6 +4,7 @@ import dev.postbox.common.ValidationException;
 import dev.postbox.internal.AuditTrail;
 import dev.postbox.internal.Check;
 import dev.postbox.internal.Settings;
+import dev.postbox.internal.poll.ReadCommitted;
 import dev.postbox.internal.poll.Transactions;
 import dev.postbox.message.MessageStatus;
 import dev.postbox.outbox.OutboxStatus;
@@ -16,6 +17,7 @@ import dev.postbox.query.SearchQuery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.sql.DataSource;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -48,6 +50,8 @@ final class Bulk {
     private final Details details;
     private final Blocking blocking;
     private final AuditTrail trail;
+    /** The application's data source at READ COMMITTED where the database locks index gaps ({@link ReadCommitted}). */
+    private final DataSource readCommitted;
     private final PreviewToken tokens = new PreviewToken();
 
     Bulk(Settings settings, OperationsConfig config, Queries queries, Details details, Blocking blocking,
@@ -58,6 +62,7 @@ final class Bulk {
         this.details = details;
         this.blocking = blocking;
         this.trail = trail;
+        this.readCommitted = ReadCommitted.of(settings.dialect(), settings.dataSource());
     }
 
     private static Actions.Kind kind(BulkRequest r) {
@@ -195,7 +200,8 @@ final class Bulk {
         Actions.Kind k = kind(r);
         EventTable t = details.table(r.kind());
         AuditTrail.Change change = k.on(t);
-        String lockSql = "SELECT id, event_no, " + t.statusColumn() + " FROM " + t.table() + " WHERE id IN (%s) AND deleted = 0 AND "
+        String lockSql = "SELECT id, event_no, " + t.statusColumn() + " FROM " + t.table()
+                + s.dialect().forceIndex("PRIMARY") + " WHERE id IN (%s) AND deleted = 0 AND "
                 + t.statusColumn() + " IN (" + Sql.codes(k.from) + ") FOR UPDATE";
         AuditTrail.Action audited = new AuditTrail.Action("BULK_" + r.action().name(), r.kind().name(), r.query(), dryRun,
                 r.cap(), who.name(), r.reason());
@@ -216,7 +222,7 @@ final class Bulk {
                 if (!hits.items().isEmpty()) {
                     List<Object> ids = hits.items().stream().map(e -> (Object) e.id()).toList();
                     Instant now = s.now();
-                    int n = Transactions.inTransaction(s.dataSource(), "bulk " + r.action() + " chunk", c -> {
+                    int n = Transactions.inTransaction(readCommitted, "bulk " + r.action() + " chunk", c -> {
                         List<AuditTrail.Row> locked = trail.lock(c, lockSql.formatted(Sql.marks(ids.size())), ids);
                         return trail.apply(c, change, locked, actionId, who.name(), r.reason(), now).size();
                     });

@@ -13,6 +13,12 @@ import java.util.List;
  * The relay's writes after a claim. Each is fenced: it changes a row only while this relay still holds
  * the lease it claimed ({@code locked_by = owner AND version = claimed version}, still PUBLISHING),
  * so a relay whose lease expired and was taken over can never overwrite the new owner's result.
+ * <p>
+ * Each finds its rows by primary key ({@code FORCE INDEX (PRIMARY)} on MySQL), so that it reads and locks its own
+ * rows only, whatever the statistics and the connection's isolation: with few rows PUBLISHING, MariaDB runs
+ * {@code WHERE id = ? AND publish_status = ?} through the {@code (publish_status, id)} index, which at REPEATABLE
+ * READ also locks the gap before the entry until commit; for the first event in flight that is where every new
+ * PENDING event goes, and the application's writes and other relays' claims would wait for the recording.
  */
 final class Leases {
 
@@ -22,23 +28,34 @@ final class Leases {
 
     private final Dialect dialect;
     private final String table;
+    /** The table with its primary key's index named where the dialect takes hints: the UPDATE target. */
+    private final String byId;
     private final String failSql;
     private final String releaseSql;
 
     Leases(Dialect dialect, String table) {
         this.dialect = dialect;
         this.table = table;
+        this.byId = table + dialect.forceIndex("PRIMARY");
         this.failSql = """
                 UPDATE %s SET publish_status = ?, retry_count = retry_count + ?,\
                  next_retry_time = ?, fail_reason = ?, locked_by = NULL, lock_until = NULL, update_time = ?%s"""
-                .formatted(table, FENCE);
+                .formatted(byId, FENCE);
         // a given-back lease was not lost: the takeover mark (see Relay, which counts takeovers by it) goes
         this.releaseSql = """
                 UPDATE %s SET publish_status = CASE WHEN retry_count > 0 THEN %d ELSE %d END,\
                  fail_reason = CASE WHEN fail_reason = %s THEN NULL ELSE fail_reason END,\
                  next_retry_time = CASE WHEN retry_count > 0 THEN ? ELSE NULL END, locked_by = NULL,\
                  lock_until = NULL, update_time = ?%s"""
-                .formatted(table, StatusCodes.FAILED, StatusCodes.PENDING, ClaimSql.quoted(ClaimSql.LEASE_EXPIRED), FENCE);
+                .formatted(byId, StatusCodes.FAILED, StatusCodes.PENDING, ClaimSql.quoted(ClaimSql.LEASE_EXPIRED), FENCE);
+    }
+
+    /**
+     * The statements of a failure (parameters: status, added retries, next retry, reason, now, then the fence's) and
+     * of a lease given back (now, now, then the fence's), as run; for the plan tests.
+     */
+    List<String> rowStatements() {
+        return List.of(failSql, releaseSql);
     }
 
     /** The fence of a single-row write; parameters: id, version, owner. */
@@ -72,7 +89,7 @@ final class Leases {
             return 0;
         }
         if (dialect.batchedPrimaryKeyUpdates()) {
-            return fencedBatch(c, "UPDATE %s SET %s%s".formatted(table, set, FENCE), events, owner, first, second);
+            return fencedBatch(c, "UPDATE %s SET %s%s".formatted(byId, set, FENCE), events, owner, first, second);
         }
         if (dialect.idArrays()) {
             return fencedArrays(c, events, owner, set, first, second);
@@ -102,9 +119,9 @@ final class Leases {
      */
     String inListUpdateSql(String set, int n) {
         return """
-                UPDATE %s%s SET %s WHERE id IN (%s) AND locked_by = ? AND publish_status = %d\
+                UPDATE %s SET %s WHERE id IN (%s) AND locked_by = ? AND publish_status = %d\
                  AND (id, version) IN (%s)"""
-                .formatted(table, dialect.forceIndex("PRIMARY"), set, ClaimSql.placeholders(n), StatusCodes.PUBLISHING,
+                .formatted(byId, set, ClaimSql.placeholders(n), StatusCodes.PUBLISHING,
                         String.join(", ", java.util.Collections.nCopies(n, "(?, ?)")));
     }
 

@@ -7,6 +7,7 @@ import dev.postbox.internal.poll.Failures;
 import dev.postbox.internal.poll.Heartbeat;
 import dev.postbox.internal.poll.PollLoop;
 import dev.postbox.internal.poll.Pools;
+import dev.postbox.internal.poll.ReadCommitted;
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.spi.PublishResult;
 import org.slf4j.Logger;
@@ -74,7 +75,7 @@ public final class Relay implements AutoCloseable {
                 settings.tracing());
         Leases leases = new Leases(settings.dialect(), settings.tables().outbox());
         if (config.dataSource() != null) {
-            this.pool = config.dataSource();
+            this.pool = ReadCommitted.of(settings.dialect(), config.dataSource());
             this.ownedPool = null;
         } else {
             // one more connection for LISTEN, which holds it for as long as the relay runs

@@ -164,9 +164,11 @@ public final class RelayBuilder {
 
     /**
      * A data source reserved for this relay (e.g. its own small pool), used as is and not closed by the
-     * relay. Default: a HikariCP pool of {@code poolSize} connections opened by the relay on the
-     * application's database: its settings are copied when the application's data source is HikariCP,
-     * otherwise it draws physical connections from it. Never the application's own pool.
+     * relay; on MySQL/MariaDB the relay's transactions on it run at READ COMMITTED, as on its own pool (a
+     * connection at a stricter level gets it back when the relay returns it). Default: a HikariCP pool of
+     * {@code poolSize} connections opened by the relay on the application's database: its settings are copied
+     * when the application's data source is HikariCP, otherwise it draws physical connections from it. Never
+     * the application's own pool.
      */
     public RelayBuilder dataSource(DataSource dataSource) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");

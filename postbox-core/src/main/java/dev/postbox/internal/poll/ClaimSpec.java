@@ -20,8 +20,9 @@ import java.util.stream.Collectors;
  * claimable and claimed statuses as constants of the job's own enum, the due-time and version columns,
  * the job's own filter and the MySQL index the candidate reads walk.
  * <p>
- * The table's key is a {@code BIGINT} column {@code id}; every SQL fragment here refers to the claimed
- * table by the alias {@code e}.
+ * The table's primary key is a {@code BIGINT} column {@code id} (MySQL's locking read of the chosen candidates
+ * names it: {@code FORCE INDEX (PRIMARY)}); every SQL fragment here refers to the claimed table by the alias
+ * {@code e}.
  *
  * @param table    the table, as the job's {@code TableNames} spell it
  * @param rows     its columns and how a row becomes a record

@@ -41,7 +41,8 @@ public final class Fence<T> {
     private final ToIntFunction<T> version;
 
     /**
-     * @param table         the job's table, keyed by {@code id}
+     * @param table         the job's table, keyed by {@code id}, followed by the dialect's hint that names its
+     *                      primary key's index where it takes one ({@code Dialect.forceIndex("PRIMARY")})
      * @param set           the SET list, bumping {@code versionColumn}
      * @param versionColumn the fence column
      * @param also          a further condition without parameters (e.g. the status a write moves from), or null

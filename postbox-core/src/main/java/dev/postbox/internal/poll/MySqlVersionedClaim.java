@@ -78,10 +78,13 @@ final class MySqlVersionedClaim<R> implements VersionedClaim<R> {
     /** Locks up to {@code limit} of {@code wanted} that are still due, skipping those another claim holds. */
     private List<R> lock(Connection c, List<Long> wanted, int limit, Instant now) throws SQLException {
         String still = "(" + spec.readyCondition() + " OR (" + spec.dueCondition() + "))";
+        // by primary key whatever the statistics say: through a status index the locking read would walk and
+        // lock other rows of those statuses (and, at REPEATABLE READ, the gaps between them) instead of these ids
         String sql = """
-                SELECT %s FROM %s e WHERE %s
+                SELECT %s FROM %s e%s WHERE %s
                  ORDER BY e.id LIMIT ? FOR UPDATE SKIP LOCKED""".formatted(spec.rows().columns(), spec.table(),
-                ClaimSpec.and("e.id IN (" + ClaimSpec.parameters(wanted.size()) + ")", spec.filter().live(), still));
+                dialect.forceIndex("PRIMARY"), ClaimSpec.and("e.id IN (" + ClaimSpec.parameters(wanted.size()) + ")",
+                        spec.filter().live(), still));
         List<R> chosen = new ArrayList<>(limit);
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             int i = 1;
