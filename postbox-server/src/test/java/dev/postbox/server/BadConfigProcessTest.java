@@ -232,7 +232,7 @@ class BadConfigProcessTest {
                     """.formatted(pg.jdbcUrl(), pg.user(), empty.jdbcUrl(), empty.user(), kafka.bootstrapServers(),
                     RUN, RUN));
             try (ServerProcess p = ServerProcess.start("validate", DIR.resolve("missing-topic-and-tables.out"),
-                    DIR.resolve("missing-topic-and-tables.err"), Map.of(), "validate", file.toString())) {
+                    DIR.resolve("missing-topic-and-tables.err"), Map.of(), "validate", "--timeout", "30s", file.toString())) {
                 int exit = p.awaitExit(Duration.ofSeconds(60));
                 String out = p.log();
                 assertThat(exit).as("exit of validate; stdout:%n%s%nstderr:%n%s", out, p.stderr())
