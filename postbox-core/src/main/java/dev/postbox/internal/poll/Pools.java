@@ -4,15 +4,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
-import java.util.logging.Logger;
 
 /**
  * The small connection pool of a background job: the application's database and credentials but never
@@ -82,99 +76,18 @@ public final class Pools {
     }
 
     /** A data source whose connections undo the job's session settings when closed. */
-    private static final class Resetting implements DataSource {
-        private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Pools.class);
-        private final DataSource app;
+    private static final class Resetting extends WrappingDataSource {
         private final String resetSql;
 
         Resetting(DataSource app, String resetSql) {
-            this.app = app;
+            super(app);
             this.resetSql = resetSql;
         }
 
-        private Connection wrap(Connection c) {
-            InvocationHandler h = (proxy, method, args) -> {
-                if (method.getName().equals("close") && method.getParameterCount() == 0) {
-                    try {
-                        reset(c, resetSql);
-                    } catch (SQLException | RuntimeException e) {
-                        log.warn("Postbox could not undo its session settings ({}) on a connection it gives back to the"
-                                + " application's data source: {}", resetSql, e.toString());
-                    }
-                    c.close();
-                    return null;
-                }
-                if (method.getName().equals("equals") && method.getParameterCount() == 1) {
-                    return proxy == args[0];
-                }
-                if (method.getName().equals("hashCode") && method.getParameterCount() == 0) {
-                    return System.identityHashCode(proxy);
-                }
-                if (method.getName().equals("unwrap") && args != null && args[0] instanceof Class<?> k && k.isInstance(proxy)
-                        && !k.isInstance(c)) {
-                    return proxy;
-                }
-                try {
-                    return method.invoke(c, args);
-                } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                }
-            };
-            return (Connection) Proxy.newProxyInstance(Pools.class.getClassLoader(), new Class<?>[] {Connection.class}, h);
-        }
-
         @Override
-        public Connection getConnection() throws SQLException {
-            return wrap(app.getConnection());
-        }
-
-        @Override
-        public Connection getConnection(String user, String password) throws SQLException {
-            return wrap(app.getConnection(user, password));
-        }
-
-        @Override
-        public PrintWriter getLogWriter() throws SQLException {
-            return app.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) throws SQLException {
-            app.setLogWriter(out);
-        }
-
-        /** Pools such as DBCP support no login timeout of their own (they throw); then there is none. */
-        @Override
-        public void setLoginTimeout(int seconds) throws SQLException {
-            try {
-                app.setLoginTimeout(seconds);
-            } catch (UnsupportedOperationException e) {
-                // the application's pool keeps its own
-            }
-        }
-
-        @Override
-        public int getLoginTimeout() throws SQLException {
-            try {
-                return app.getLoginTimeout();
-            } catch (UnsupportedOperationException e) {
-                return 0;
-            }
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            return app.getParentLogger();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            return app.unwrap(iface);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) throws SQLException {
-            return app.isWrapperFor(iface);
+        protected Connection prepare(Connection c) {
+            return closingWith(c, connection -> reset(connection, resetSql),
+                    "undo its session settings (" + resetSql + ")");
         }
     }
 }

@@ -1,17 +1,10 @@
 package dev.postbox.internal.poll;
 
 import dev.postbox.jdbc.Dialect;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 
 /**
  * A data source Postbox runs transactions of its own on without owning it (the application's, on which a person's
@@ -27,14 +20,10 @@ import java.sql.SQLFeatureNotSupportedException;
  * still closed); one at READ COMMITTED or below is handed out as it is, and so is every connection of another
  * dialect. Thread-safe.
  */
-public final class ReadCommitted implements DataSource {
-
-    private static final Logger log = LoggerFactory.getLogger(ReadCommitted.class);
-
-    private final DataSource target;
+public final class ReadCommitted extends WrappingDataSource {
 
     private ReadCommitted(DataSource target) {
-        this.target = target;
+        super(target);
     }
 
     /** {@code target} seen so, or {@code target} itself where {@code dialect} locks no gaps. */
@@ -42,92 +31,14 @@ public final class ReadCommitted implements DataSource {
         return dialect.locksIndexGaps() && !(target instanceof ReadCommitted) ? new ReadCommitted(target) : target;
     }
 
-    private static Connection lowered(Connection c) throws SQLException {
-        int level;
-        try {
-            level = c.getTransactionIsolation();
-            if (level <= Connection.TRANSACTION_READ_COMMITTED) {
-                return c;
-            }
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.close();
-            } catch (SQLException | RuntimeException closing) {
-                e.addSuppressed(closing);
-            }
-            throw e;
+    @Override
+    protected Connection prepare(Connection c) throws SQLException {
+        int level = c.getTransactionIsolation();
+        if (level <= Connection.TRANSACTION_READ_COMMITTED) {
+            return c;
         }
-        InvocationHandler h = (proxy, method, args) -> {
-            if (method.getName().equals("close") && method.getParameterCount() == 0) {
-                try {
-                    if (!c.isClosed()) {
-                        c.setTransactionIsolation(level);
-                    }
-                } catch (SQLException | RuntimeException e) {
-                    log.warn("Postbox could not give a connection its isolation level back ({}) before returning it: {}",
-                            level, e.toString());
-                }
-                c.close();
-                return null;
-            }
-            if (method.getName().equals("equals") && method.getParameterCount() == 1) {
-                return proxy == args[0];
-            }
-            if (method.getName().equals("hashCode") && method.getParameterCount() == 0) {
-                return System.identityHashCode(proxy);
-            }
-            try {
-                return method.invoke(c, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        };
-        return (Connection) Proxy.newProxyInstance(ReadCommitted.class.getClassLoader(), new Class<?>[] {Connection.class}, h);
-    }
-
-    @Override
-    public Connection getConnection() throws SQLException {
-        return lowered(target.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-        return lowered(target.getConnection(user, password));
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return target.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        target.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        target.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return target.getLoginTimeout();
-    }
-
-    @Override
-    public java.util.logging.Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return target.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return iface.isInstance(this) ? iface.cast(this) : target.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return iface.isInstance(this) || target.isWrapperFor(iface);
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        return closingWith(c, connection -> connection.setTransactionIsolation(level),
+                "give it its isolation level back (" + level + ")");
     }
 }
