@@ -12,6 +12,8 @@ import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.TraceFlags;
+import io.opentelemetry.api.trace.TraceState;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
@@ -68,7 +70,7 @@ public final class OpenTelemetryTracing implements PostboxTracing {
         }
         b.setParent(parent);
         for (Map<String, String> link : request.links()) {
-            SpanContext linked = Span.fromContext(propagator.extract(Context.root(), link, GETTER)).getSpanContext();
+            SpanContext linked = linkedContext(link);
             if (linked.isValid()) {
                 b.addLink(linked);
             }
@@ -76,6 +78,23 @@ public final class OpenTelemetryTracing implements PostboxTracing {
         b.setAllAttributes(attributes(request.attributes()));
         Span span = b.startSpan();
         return new OtelSpan(span, parent.with(span), propagator);
+    }
+
+    /**
+     * The context a link points to: read straight from a lone W3C {@code traceparent} (a send span links to every
+     * event of its batch, so this runs per event), else by the propagator (a {@code tracestate}, another format).
+     */
+    private SpanContext linkedContext(Map<String, String> carrier) {
+        String traceparent = carrier.get("traceparent");
+        if (traceparent != null && traceparent.length() == 55 && !carrier.containsKey("tracestate")
+                && traceparent.startsWith("00-") && traceparent.charAt(35) == '-' && traceparent.charAt(52) == '-') {
+            int flags = Character.digit(traceparent.charAt(53), 16) << 4 | Character.digit(traceparent.charAt(54), 16);
+            if (flags >= 0) {
+                return SpanContext.createFromRemoteParent(traceparent.substring(3, 35), traceparent.substring(36, 52),
+                        TraceFlags.fromByte((byte) flags), TraceState.getDefault());
+            }
+        }
+        return Span.fromContext(propagator.extract(Context.root(), carrier, GETTER)).getSpanContext();
     }
 
     private static Attributes attributes(Map<String, Object> values) {
