@@ -1,18 +1,15 @@
 package dev.postbox.testing;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
-import java.util.logging.Logger;
 
 /**
  * A data source over another whose connections can keep one transaction open at its end: after
@@ -21,9 +18,8 @@ import java.util.logging.Logger;
  * transactions (a relay's, a worker's, a person's action) through their real code and look at what waits
  * for them meanwhile. Everything else passes through unchanged.
  */
-public final class HeldCommits implements DataSource {
+public final class HeldCommits extends dev.postbox.internal.poll.WrappingDataSource {
 
-    private final DataSource target;
     private final AtomicReference<Hold> next = new AtomicReference<>();
 
     /** One armed hold: which transaction it stops, and the two moments of its life. */
@@ -38,7 +34,7 @@ public final class HeldCommits implements DataSource {
     }
 
     public HeldCommits(DataSource target) {
-        this.target = target;
+        super(target);
     }
 
     /** Arms the hold: the next transaction that prepares a statement {@code statement} accepts stops at its commit. */
@@ -99,47 +95,7 @@ public final class HeldCommits implements DataSource {
     }
 
     @Override
-    public Connection getConnection() throws SQLException {
-        return wrap(target.getConnection());
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-        return wrap(target.getConnection(user, password));
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return target.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        target.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        target.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return target.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return target.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return target.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return target.isWrapperFor(iface);
+    protected Connection prepare(Connection c) {
+        return wrap(c);
     }
 }
