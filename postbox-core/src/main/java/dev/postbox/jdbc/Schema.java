@@ -34,7 +34,7 @@ public final class Schema {
     /** Every schema version, in order. A new version appends a file name here. */
     static final List<String> VERSIONS = List.of("V1__postbox_tables.sql", "V2__relay.sql", "V3__database_ids.sql",
             "V4__relay_leases.sql", "V5__guard_index.sql", "V6__job_leases.sql", "V7__archive_lookups.sql",
-            "V8__operations.sql", "V9__schema_version.sql");
+            "V8__operations.sql", "V9__schema_version.sql", "V10__message_trace_context.sql");
 
     private static final Logger log = LoggerFactory.getLogger(Schema.class);
     private static final Pattern DEFAULT_NAMES =

@@ -10,8 +10,6 @@ import dev.postbox.internal.IdempotentInsert;
 import dev.postbox.internal.Settings;
 import dev.postbox.jdbc.Dialect;
 import dev.postbox.outbox.WriteResult;
-import dev.postbox.tracing.PostboxTracing;
-import dev.postbox.tracing.SpanRequest;
 import dev.postbox.tracing.TraceSpan;
 
 import java.sql.Connection;
@@ -20,7 +18,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -38,7 +35,8 @@ final class JdbcMessageEvents implements MessageEvents {
     private static final int CANCELLED = MessageStatus.CANCELLED.code();
     private static final int DEAD = MessageStatus.DEAD.code();
 
-    private record Row(String eventNo, MessageEvent event, String source, int maxRetries, Instant now, String traceId) {
+    private record Row(String eventNo, MessageEvent event, String source, int maxRetries, Instant now, String traceId,
+                       String traceContext) {
     }
 
     private final Settings settings;
@@ -61,8 +59,8 @@ final class JdbcMessageEvents implements MessageEvents {
         String byId = t + dialect.forceIndex("PRIMARY");
         this.insert = new IdempotentInsert<>(dialect, t, """
                 event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, retry_count,
-                 max_retry_count, trace_id, remark, version, deleted, create_time, update_time""",
-                "(?, ?, ?, ?, ?, %s, %d, 0, ?, ?, ?, 0, 0, ?, ?)".formatted(dialect.jsonParameter(), PENDING),
+                 max_retry_count, trace_id, trace_context, remark, version, deleted, create_time, update_time""",
+                "(?, ?, ?, ?, ?, %s, %d, 0, ?, ?, ?, ?, 0, 0, ?, ?)".formatted(dialect.jsonParameter(), PENDING),
                 "event_no", "uk_event_no", Row::eventNo, this::bind);
         this.claimSql = """
                 UPDATE %s
@@ -102,9 +100,11 @@ final class JdbcMessageEvents implements MessageEvents {
     public WriteResult create(Connection connection, MessageEvent event) {
         Objects.requireNonNull(connection, "connection");
         Row validated = validate(Objects.requireNonNull(event, "event"));
-        TraceSpan span = createSpan(validated);
-        Row row = validated.traceId() != null ? validated : new Row(validated.eventNo(), validated.event(),
-                validated.source(), validated.maxRetries(), validated.now(), span.traceId());
+        // the write's create span: its trace id fills trace_id when the event names none, its context is stored
+        TraceSpan span = MessageSpans.create(settings.tracing(), validated.event(), validated.eventNo());
+        Row row = span == TraceSpan.NOOP ? validated : new Row(validated.eventNo(), validated.event(), validated.source(),
+                validated.maxRetries(), validated.now(), validated.traceId() != null ? validated.traceId() : span.traceId(),
+                MessageSpans.context(span));
         try {
             if (connection.getAutoCommit()) {
                 throw new TransactionRequiredException("message event create");
@@ -120,23 +120,6 @@ final class JdbcMessageEvents implements MessageEvents {
         } catch (RuntimeException e) {
             span.end(e);
             throw e;
-        }
-    }
-
-    /**
-     * The create span of a message event, a child of the thread's current context; its trace id fills
-     * {@code trace_id} when the event names none (the table has no headers: the worker's span joins that trace).
-     */
-    private TraceSpan createSpan(Row row) {
-        if (settings.tracing() == PostboxTracing.NOOP) {
-            return TraceSpan.NOOP;
-        }
-        try {
-            MessageEvent e = row.event();
-            return settings.tracing().start(SpanRequest.create(e.eventType(), row.eventNo(), e.bizId(),
-                    Map.of("postbox.event.type", e.eventType(), "postbox.biz.type", e.bizType())));
-        } catch (RuntimeException tracerFailed) {
-            return TraceSpan.NOOP; // a tracer must never fail a business transaction
         }
     }
 
@@ -248,7 +231,7 @@ final class JdbcMessageEvents implements MessageEvents {
                 : Check.range("maxRetries", e.maxRetries(), 0, PostboxDefaults.MAX_RETRIES_LIMIT);
         Check.optional(d, "traceId", e.traceId(), 128);
         Check.optional(d, "remark", e.remark(), 500);
-        return new Row(eventNo, e, source, maxRetries, settings.now(), e.traceId());
+        return new Row(eventNo, e, source, maxRetries, settings.now(), e.traceId(), null);
     }
 
     private int bind(PreparedStatement ps, int i, Row r) throws SQLException {
@@ -261,6 +244,7 @@ final class JdbcMessageEvents implements MessageEvents {
         dialect.bindJson(ps, i++, e.payload());
         ps.setInt(i++, r.maxRetries());
         ps.setString(i++, r.traceId());
+        ps.setString(i++, r.traceContext());
         ps.setString(i++, e.remark());
         dialect.bindTime(ps, i++, r.now());
         dialect.bindTime(ps, i++, r.now());

@@ -17,7 +17,7 @@ public final class MessageRows {
     public static final String COLUMNS = """
             id, event_no, event_type, biz_type, biz_id, event_source, event_payload, event_status, \
             retry_count, max_retry_count, next_retry_time, last_handle_time, success_time, fail_reason, \
-            trace_id, remark, version, create_time, update_time""";
+            trace_id, trace_context, remark, version, create_time, update_time""";
 
     /** The SET list of a person's retry (from FAILED or DEAD): PENDING with a fresh set of retries, no retry time. */
     public static final String RETRY_SET = "event_status = %d, retry_count = 0, next_retry_time = NULL"
@@ -27,6 +27,18 @@ public final class MessageRows {
     public static final String CANCEL_SET = "event_status = %d, next_retry_time = NULL".formatted(MessageStatus.CANCELLED.code());
 
     private MessageRows() {
+    }
+
+    /**
+     * The stored trace context; one that is not a JSON object of strings (written by hand) counts as none: a trace
+     * context never stops the worker from reading its events.
+     */
+    static java.util.Map<String, String> traceContext(String json) {
+        try {
+            return dev.postbox.internal.Json.readHeaders(json);
+        } catch (dev.postbox.common.PostboxException notHeaders) {
+            return java.util.Map.of();
+        }
     }
 
     /** The record of the current row of {@code rs}, which selected {@link #COLUMNS}; times read through {@code d}. */
@@ -47,6 +59,7 @@ public final class MessageRows {
                 d.readTime(rs, "success_time"),
                 rs.getString("fail_reason"),
                 rs.getString("trace_id"),
+                traceContext(rs.getString("trace_context")),
                 rs.getString("remark"),
                 rs.getInt("version"),
                 d.readTime(rs, "create_time"),

@@ -74,13 +74,13 @@ final class MessageSql {
     static MessageRecord processing(MessageRecord r, Instant now) {
         return new MessageRecord(r.id(), r.eventNo(), r.eventType(), r.bizType(), r.bizId(), r.source(), r.payload(),
                 MessageStatus.PROCESSING, r.retryCount(), r.maxRetryCount(), r.nextRetryTime(), now, r.successTime(),
-                r.failReason(), r.traceId(), r.remark(), r.version() + 1, r.createTime(), now);
+                r.failReason(), r.traceId(), r.traceContext(), r.remark(), r.version() + 1, r.createTime(), now);
     }
 
     /** {@code r} as a refresh at {@code now} left it: handled now, the next version. */
     static MessageRecord touched(MessageRecord r, Instant now) {
         return new MessageRecord(r.id(), r.eventNo(), r.eventType(), r.bizType(), r.bizId(), r.source(), r.payload(),
                 r.status(), r.retryCount(), r.maxRetryCount(), r.nextRetryTime(), now, r.successTime(),
-                r.failReason(), r.traceId(), r.remark(), r.version() + 1, r.createTime(), now);
+                r.failReason(), r.traceId(), r.traceContext(), r.remark(), r.version() + 1, r.createTime(), now);
     }
 }

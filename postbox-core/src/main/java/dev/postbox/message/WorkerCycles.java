@@ -110,7 +110,7 @@ final class WorkerCycles {
     private void handle(HandlerRunner runner, MessageRecord event, List<MessageRecord> succeeded,
                         List<WorkerStore.Failure> failures) {
         long handling = System.nanoTime();
-        TraceSpan span = WorkerSpans.process(settings.tracing(), event, id);
+        TraceSpan span = MessageSpans.process(settings.tracing(), event, id);
         MessageHandler handler = config.handlers().get(event.eventType());
         Throwable error = runner.run(e -> {
             try (TraceSpan.Scope current = span.makeCurrent();

@@ -57,7 +57,7 @@ final class Details {
         for (EventKind kind : EventKind.values()) {
             EventTable table = EventTable.of(kind, t);
             tables.put(kind, table);
-            String columns = String.join(", ", table.detailColumns()) + (kind == EventKind.OUTBOX ? ", event_headers" : "");
+            String columns = String.join(", ", table.detailColumns()) + ", " + table.headersColumn();
             // without and with the payload: a detail page never reads it
             String[] sql = new String[4];
             for (int withPayload = 0; withPayload < 2; withPayload++) {
@@ -127,11 +127,19 @@ final class Details {
             EventKind other = kind == EventKind.OUTBOX ? EventKind.MESSAGE : EventKind.OUTBOX;
             List<EventSummary> related = Sql.list(c, s, relatedSql.get(kind), List.of(e.keyType(), e.key()),
                     rs -> tables.get(other).summary(rs, s.dialect(), false));
-            List<String> headerNames = f.headers() == null ? List.of()
-                    : new ArrayList<>(new TreeSet<>(Json.readHeaders(f.headers()).keySet()));
+            List<String> headerNames = headerNames(f.headers());
             return Optional.of(new EventDetail(e, f.fields(), headerNames, timeline(c, kind, f), sequence, waiting,
                     consumers(c, eventNo), related, compensations(c, e.keyType(), e.key())));
         });
+    }
+
+    /** The names of a headers column's JSON object, sorted; none when it is empty or not an object (set by hand). */
+    private static List<String> headerNames(String json) {
+        try {
+            return new ArrayList<>(new TreeSet<>(Json.readHeaders(json).keySet()));
+        } catch (dev.postbox.common.PostboxException notAnObject) {
+            return List.of();
+        }
     }
 
     private Found read(ResultSet rs, EventTable table, boolean archived, boolean withPayload) throws SQLException {
@@ -144,7 +152,7 @@ final class Details {
         }
         EventSummary summary = table.summary(rs, s.dialect(), archived);
         boolean outbox = table.kind() == EventKind.OUTBOX;
-        return new Found(summary, fields, outbox ? rs.getString("event_headers") : null,
+        return new Found(summary, fields, rs.getString(table.headersColumn()),
                 withPayload ? rs.getString("event_payload") : null,
                 rs.getInt(table.statusColumn()), s.dialect().readTime(rs, table.successTime()),
                 s.dialect().readTime(rs, outbox ? "last_publish_time" : "last_handle_time"),

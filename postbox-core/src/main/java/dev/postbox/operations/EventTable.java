@@ -20,10 +20,12 @@ import java.util.Set;
  * @param keyId         the column of the business key's id (aggregate_id, biz_id)
  * @param detailColumns every column but the payload and the headers, in table order
  * @param successTime   the column set when the event was published or handled
+ * @param headersColumn the JSON object of headers: the outbox's event_headers, the message table's trace_context
+ *                      (the write's trace headers); a detail page lists their names, never their values
  */
 record EventTable(EventKind kind, String table, String archive, String statusColumn, String keyType, String keyId,
                   String summaryColumns, List<String> detailColumns, String successTime, String retrySet,
-                  String cancelSet) {
+                  String cancelSet, String headersColumn) {
 
     /** Statuses a retry applies to: FAILED, DEAD (the same codes in both tables). */
     static final Set<Integer> RETRYABLE = Set.of(OutboxStatus.FAILED.code(), OutboxStatus.DEAD.code());
@@ -44,14 +46,14 @@ record EventTable(EventKind kind, String table, String archive, String statusCol
                             "max_retry_count", "next_retry_time", "locked_by", "lock_until", "last_publish_time",
                             "published_time", "fail_reason", "trace_id", "remark", "version", "deleted", "create_time",
                             "update_time", "lease_expiries"),
-                    "published_time", OutboxRows.RETRY_SET, OutboxRows.CANCEL_SET);
+                    "published_time", OutboxRows.RETRY_SET, OutboxRows.CANCEL_SET, "event_headers");
             case MESSAGE -> new EventTable(kind, t.message(), t.messageArchive(), "event_status", "biz_type", "biz_id",
                     "id, event_no, biz_type, biz_id, event_type, event_status, retry_count, max_retry_count,"
                     + " fail_reason, trace_id, create_time, update_time",
                     List.of("id", "event_no", "event_type", "biz_type", "biz_id", "event_source", "event_status",
                             "retry_count", "max_retry_count", "next_retry_time", "last_handle_time", "success_time",
                             "fail_reason", "trace_id", "remark", "version", "deleted", "create_time", "update_time"),
-                    "success_time", MessageRows.RETRY_SET, MessageRows.CANCEL_SET);
+                    "success_time", MessageRows.RETRY_SET, MessageRows.CANCEL_SET, "trace_context");
         };
     }
 

@@ -172,10 +172,10 @@ public abstract class SchemaContract extends DatabaseContract {
 
         v5.schema().install();
 
-        assertThat(v5.schema().installedVersion()).isEqualTo(9).isEqualTo(Schema.VERSIONS.size());
+        assertThat(v5.schema().installedVersion()).isEqualTo(10).isEqualTo(Schema.VERSIONS.size());
         assertThat(queryLong(census)).as("every row with its status and deleted flag").isEqualTo(rows);
         assertThat(count(v5.tables().compensationLog())).isEqualTo(1);
-        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(9);
+        assertThat(count("v5_postbox_schema")).as("one row per version").isEqualTo(10);
         assertThat(indexedColumns(v5.tables().outboxArchive())).as("version 7: archived events by trace id")
                 .contains("trace_id");
         assertThat(columns(v5.tables().jobLease())).containsExactlyInAnyOrder("job_name", "owner", "lease_until",
@@ -209,7 +209,7 @@ public abstract class SchemaContract extends DatabaseContract {
 
         v7.schema().install();
 
-        assertThat(v7.schema().installedVersion()).isEqualTo(9);
+        assertThat(v7.schema().installedVersion()).isEqualTo(10);
         assertThat(count(v7.tables().adminLog())).as("the admin log of version 7 is kept").isEqualTo(10);
         assertThat(queryLong("SELECT COUNT(*) FROM " + v7.tables().adminLog() + " WHERE action_id IS NULL"))
                 .as("rows from before version 8 belong to no action").isEqualTo(10);
@@ -226,6 +226,37 @@ public abstract class SchemaContract extends DatabaseContract {
                 + " create_time) VALUES ('RETRY', 'OUTBOX', 'status:dead', 'DONE', 'ops', 'test', CURRENT_TIMESTAMP)");
         assertThat(count(v7.tables().eventAttempt()) + count(v7.tables().adminAction()))
                 .as("the database assigns ids in the new tables").isEqualTo(2);
+    }
+
+    @Test
+    final void aPopulatedInstallOfVersionNineGetsTheMessageTraceContextAndKeepsItsRows() throws Exception {
+        Postbox v9 = newPostbox(b -> b.tablePrefix("v9_"));
+        v9.schema().install(9);
+        assertThat(columns(v9.tables().message())).as("version 9 has no trace context").doesNotContain("trace_context");
+        for (String table : new String[] {v9.tables().message(), v9.tables().messageArchive()}) {
+            boolean archive = table.equals(v9.tables().messageArchive());
+            exec("INSERT INTO " + table + " (id, event_no, event_type, biz_type, biz_id, event_source, event_payload,"
+                    + " event_status, retry_count, max_retry_count, trace_id, version, deleted, create_time, update_time"
+                    + (archive ? ", archived_time" : "") + ") VALUES (1, 'V9-1', 'ORDER_PAID', 'ORDER', 'O-1', 'app', '{}',"
+                    + " 0, 0, 3, '4bf92f3577b34da6a3ce929d0e0e4736', 0, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP"
+                    + (archive ? ", CURRENT_TIMESTAMP" : "") + ")");
+        }
+
+        v9.schema().install();
+
+        assertThat(v9.schema().installedVersion()).isEqualTo(10);
+        assertThat(columns(v9.tables().message())).contains("trace_id", "trace_context");
+        assertThat(columns(v9.tables().messageArchive())).as("archived rows keep it too").contains("trace_context");
+        var old = v9.queries().messages().byEventNo("V9-1").orElseThrow();
+        assertThat(old.traceId()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(old.traceContext()).as("a row from before version 10 has none").isEmpty();
+        exec("UPDATE " + v9.tables().message() + " SET trace_context = '{\"traceparent\":"
+                + "\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\"}' WHERE event_no = 'V9-1'");
+        assertThat(v9.queries().messages().byEventNo("V9-1").orElseThrow().traceContext())
+                .containsExactly(java.util.Map.entry("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+        exec("UPDATE " + v9.tables().message() + " SET trace_context = 'not json' WHERE event_no = 'V9-1'");
+        assertThat(v9.queries().messages().byEventNo("V9-1").orElseThrow().traceContext())
+                .as("a context set by hand that is no JSON object counts as none; the row still reads").isEmpty();
     }
 
     /** The columns that lead an index of {@code table}. */
@@ -311,7 +342,7 @@ public abstract class SchemaContract extends DatabaseContract {
         String folder = none.dialect().schemaFolder();
         assertThat(state.pendingScripts()).hasSize(Schema.VERSIONS.size())
                 .startsWith("db/postbox/" + folder + "/V1__postbox_tables.sql")
-                .endsWith("db/postbox/" + folder + "/V9__schema_version.sql");
+                .endsWith("db/postbox/" + folder + "/V10__message_trace_context.sql");
         assertThat(state.pendingScripts()).allMatch(r -> Schema.class.getClassLoader().getResource(r) != null);
         assertThat(state.database()).as("names the database, never a URL parameter").containsIgnoringCase(db.name()).doesNotContain("?");
     }
@@ -335,7 +366,8 @@ public abstract class SchemaContract extends DatabaseContract {
         assertThat(state.foundVersion()).isEqualTo(8);
         assertThat(state.versionRecorded()).isTrue();
         assertThat(state.missingTables()).isEmpty();
-        assertThat(state.pendingScripts()).containsExactly("db/postbox/" + v8.dialect().schemaFolder() + "/V9__schema_version.sql");
+        assertThat(state.pendingScripts()).containsExactly("db/postbox/" + v8.dialect().schemaFolder() + "/V9__schema_version.sql",
+                "db/postbox/" + v8.dialect().schemaFolder() + "/V10__message_trace_context.sql");
         v8.schema().install();
         assertThat(v8.schema().inspect().current()).isTrue();
     }
@@ -348,7 +380,8 @@ public abstract class SchemaContract extends DatabaseContract {
         assertThat(state.current()).as(state.toString()).isTrue();
         assertThat(state.foundVersion()).isEqualTo(Schema.VERSIONS.size());
         byHand.schema().install();
-        assertThat(count("hand_postbox_schema")).as("the installer found nothing to do").isEqualTo(1);
+        assertThat(count("hand_postbox_schema")).as("the installer found nothing to do: one row per script from V9 on")
+                .isEqualTo(Schema.VERSIONS.size() - 8);
     }
 
     @Test
@@ -360,7 +393,8 @@ public abstract class SchemaContract extends DatabaseContract {
         assertThat(state.versionRecorded()).isFalse();
         assertThat(state.foundVersion()).as("inferred from the tables").isEqualTo(8);
         assertThat(state.missingTables()).containsExactly("pre_postbox_schema");
-        assertThat(state.pendingScripts()).containsExactly("db/postbox/" + old.dialect().schemaFolder() + "/V9__schema_version.sql");
+        assertThat(state.pendingScripts()).containsExactly("db/postbox/" + old.dialect().schemaFolder() + "/V9__schema_version.sql",
+                "db/postbox/" + old.dialect().schemaFolder() + "/V10__message_trace_context.sql");
         old.schema().install();
         assertThat(old.schema().inspect().current()).isTrue();
         assertThat(count("pre_postbox_schema")).as("one row per version").isEqualTo(Schema.VERSIONS.size());

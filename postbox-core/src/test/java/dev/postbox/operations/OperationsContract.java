@@ -354,7 +354,15 @@ public abstract class OperationsContract extends DatabaseContract {
         EventDetail m = ops.event(EventKind.MESSAGE, "M-9", viewer).orElseThrow();
         assertThat(m.sequence()).isEmpty();
         assertThat(m.related()).hasSize(30).allMatch(e -> e.kind() == EventKind.OUTBOX);
-        assertThat(m.fields()).containsEntry("biz_id", "ORD-9").doesNotContainKey("event_payload");
+        assertThat(m.fields()).containsEntry("biz_id", "ORD-9").doesNotContainKeys("event_payload", "trace_context");
+        assertThat(m.headerNames()).as("written untraced: no trace headers").isEmpty();
+        exec("UPDATE " + postbox.tables().message() + " SET trace_context = '{\"traceparent\":\"00-"
+                + "0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\",\"baggage\":\"tenant=acme\"}' WHERE event_no = 'M-9'");
+        assertThat(ops.event(EventKind.MESSAGE, "M-9", viewer).orElseThrow().headerNames())
+                .as("the write's trace headers, by name only").containsExactly("baggage", "traceparent");
+        exec("UPDATE " + postbox.tables().message() + " SET trace_context = 'garbage' WHERE event_no = 'M-9'");
+        assertThat(ops.event(EventKind.MESSAGE, "M-9", viewer).orElseThrow().headerNames())
+                .as("a context set by hand that is no JSON object shows none").isEmpty();
         assertThat(ops.event(EventKind.OUTBOX, "NOPE", viewer)).isEmpty();
         assertThat(ops.event(EventKind.MESSAGE, "ORD-9:24", viewer)).as("not a message event").isEmpty();
     }

@@ -244,6 +244,10 @@ class TracingThroughRabbitTest {
         SpanData handled = find("process REFUND");
         assertThat(handled).as("worker span").isNotNull();
         assertThat(handled.getTraceId()).as("the worker joins the write's trace").isEqualTo(traceId);
+        SpanData created = find("create REFUND");
+        assertThat(created).as("the write's create span").isNotNull();
+        assertThat(created.getParentSpanId()).as("create is the request's child").isEqualTo(request.getSpanContext().getSpanId());
+        assertThat(handled.getParentSpanId()).as("the worker's span is the write's child").isEqualTo(created.getSpanId());
         assertThat(handled.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
         assertThat(seen).containsEntry("trace", traceId).containsEntry("event_no", "REFUND:1")
                 .containsEntry("aggregate", "ORDER:O-9");

@@ -149,7 +149,7 @@ class ValidatorTest {
         String all = checks.stream().map(Object::toString).collect(Collectors.joining("\n"));
 
         assertThat(byKey.get("sources.pg").ok()).as(all).isTrue();
-        assertThat(byKey.get("sources.pg").detail()).contains("schema version 9", "biz_outbox_event readable and writable");
+        assertThat(byKey.get("sources.pg").detail()).contains("schema version 10", "biz_outbox_event readable and writable");
         assertThat(byKey.get("sources.maria")).as(all).matches(c -> !c.ok())
                 .extracting(Validator.Check::detail).asString().contains("no Postbox tables", "missing: ", "biz_outbox_event",
                         "V1__postbox_tables.sql");

@@ -99,7 +99,7 @@ final class SchemaStartup {
                 + " is not.";
     }
 
-    /** {@code db/postbox/postgresql/V1__postbox_tables.sql to V9__schema_version.sql}. */
+    /** {@code db/postbox/postgresql/V1__postbox_tables.sql to V10__message_trace_context.sql}. */
     private static String scripts(Postbox postbox, SchemaState s) {
         List<String> pending = s.pendingScripts();
         if (pending.isEmpty()) {

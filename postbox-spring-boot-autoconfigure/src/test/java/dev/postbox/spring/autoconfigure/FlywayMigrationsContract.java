@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 public abstract class FlywayMigrationsContract {
 
     private static final List<String> EVERY_VERSION =
-            IntStream.rangeClosed(1, 9).mapToObj(Integer::toString).toList();
+            IntStream.rangeClosed(1, 10).mapToObj(Integer::toString).toList();
 
     private TestDatabase db;
 
@@ -113,7 +113,7 @@ public abstract class FlywayMigrationsContract {
             assertThat(ctx).hasNotFailed();
             assertThat(ctx.getBean(Postbox.class).schema().inspect().current()).isTrue();
         });
-        assertThat(history("biz_postbox_flyway_history")).containsExactly("8:BASELINE", "9:JDBC");
+        assertThat(history("biz_postbox_flyway_history")).containsExactly("8:BASELINE", "9:JDBC", "10:JDBC");
     }
 
     @Test
@@ -132,7 +132,7 @@ public abstract class FlywayMigrationsContract {
     final void modeAlwaysKeepsPostboxsInstallerBesideFlyway() {
         runner().withPropertyValues("postbox.schema.mode=always").run(ctx -> {
             assertThat(ctx).hasNotFailed();
-            assertThat(ctx.getBean(Postbox.class).schema().installedVersion()).isEqualTo(9);
+            assertThat(ctx.getBean(Postbox.class).schema().installedVersion()).isEqualTo(10);
         });
         assertThat(history("biz_postbox_flyway_history")).isEmpty();
     }

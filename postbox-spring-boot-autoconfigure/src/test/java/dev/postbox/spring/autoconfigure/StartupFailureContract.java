@@ -102,7 +102,7 @@ public abstract class StartupFailureContract {
                         "postbox.schema.mode=" + noInstallMode())
                 .containsIgnoringCase(db.name());
         assertThat(action).contains("postbox.schema.mode=always",
-                "db/postbox/" + folder() + "/V1__postbox_tables.sql to V9__schema_version.sql");
+                "db/postbox/" + folder() + "/V1__postbox_tables.sql to V10__message_trace_context.sql");
         assertThat(report).as("no stack trace").doesNotContain("\tat ");
         assertThat(Postbox.builder(db.unpooledDataSource()).build().schema().installedVersion())
                 .as("nothing was installed").isZero();
@@ -123,9 +123,10 @@ public abstract class StartupFailureContract {
         String report = report(output);
         String action = report.substring(report.indexOf("Action:"));
         assertThat(report.substring(0, report.indexOf("Action:")))
-                .contains("record no schema version (their tables are those of version 8)", "needs version 9",
+                .contains("record no schema version (their tables are those of version 8)", "needs version 10",
                         "biz_postbox_schema");
-        assertThat(action).contains("db/postbox/" + folder() + "/V9__schema_version.sql", "postbox.schema.mode=always")
+        assertThat(action).contains("db/postbox/" + folder() + "/V9__schema_version.sql to V10__message_trace_context.sql",
+                        "postbox.schema.mode=always")
                 .doesNotContain("V1__");
     }
 

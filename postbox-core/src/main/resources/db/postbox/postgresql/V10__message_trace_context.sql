@@ -1,0 +1,9 @@
+-- Postbox schema, version 10, PostgreSQL: the trace context of a message event's write.
+-- biz_message_event keeps no headers (seed 000's model), only trace_id. The worker's process span needs the
+-- context of the write's create span as its parent: trace_context holds the headers the tracer injected at the
+-- write (a JSON object such as {"traceparent":"00-...-...-01","tracestate":"..."}), NULL when the write was not traced.
+-- Adding a nullable column without a default changes no existing row (no table rewrite).
+ALTER TABLE biz_message_event ADD COLUMN trace_context VARCHAR(2000);
+COMMENT ON COLUMN biz_message_event.trace_context IS 'headers of the write''s trace context (JSON object: traceparent, tracestate, baggage), NULL when untraced';
+ALTER TABLE biz_message_event_archive ADD COLUMN trace_context VARCHAR(2000);
+INSERT INTO biz_postbox_schema (version, script, installed_time) VALUES (10, 'V10__message_trace_context.sql', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'));
