@@ -90,10 +90,12 @@ class PostboxTracingAutoConfigurationTest {
             Span request = sdk.getTracer("test").spanBuilder("request").startSpan();
             try (Scope ignored = request.makeCurrent()) {
                 write(context, "E-1", EventBus.CHANNEL);
+                writeMessage(context, "M-1");
             } finally {
                 request.end();
             }
             assertTraced(context, "E-1", span("request"));
+            assertWorkerIsTheWritesChild(context, "M-1", span("request"));
         });
     }
 
@@ -115,10 +117,12 @@ class PostboxTracingAutoConfigurationTest {
                     Observation request = Observation.start("request", registry);
                     try (Observation.Scope ignored = request.openScope()) {
                         write(context, "E-2", EventBus.CHANNEL);
+                        writeMessage(context, "M-2");
                     } finally {
                         request.stop();
                     }
                     assertTraced(context, "E-2", span("request"));
+                    assertWorkerIsTheWritesChild(context, "M-2", span("request"));
                     SimpleMeterRegistry meters = context.getBean(SimpleMeterRegistry.class);
                     await("Boot's meter handler timed the write and the send",
                             () -> meters.find("postbox.create").timer() != null && meters.find("postbox.send").timer() != null,
@@ -154,6 +158,43 @@ class PostboxTracingAutoConfigurationTest {
         await("a send span linked to " + eventNo + "'s creation context", () -> spans.getFinishedSpanItems().stream()
                 .anyMatch(s -> s.getName().startsWith("send") && s.getLinks().stream().map(LinkData::getSpanContext)
                         .anyMatch(l -> l.getSpanId().equals(create.getSpanId()))), this::names);
+    }
+
+    /** A message event written in its own transaction, on the current thread (under the current request). */
+    private static void writeMessage(ApplicationContext context, String eventNo) throws java.sql.SQLException {
+        try (java.sql.Connection c = context.getBean(DataSource.class).getConnection()) {
+            c.setAutoCommit(false);
+            context.getBean(Postbox.class).messages().create(c, dev.postbox.message.MessageEvent.builder().eventNo(eventNo)
+                    .eventType("ORDER_PAID").biz("ORDER", eventNo).source("traced-app").payload("{}").build());
+            c.commit();
+        }
+    }
+
+    /**
+     * The message event's create span is {@code request}'s child, and a worker's process span for it is the create
+     * span's child (through the trace context stored with the row).
+     */
+    private void assertWorkerIsTheWritesChild(ApplicationContext context, String eventNo, SpanData request) throws Exception {
+        SpanData create = byMessageId("create ", eventNo);
+        assertThat(create.getParentSpanId()).as("the message write is the request's child").isEqualTo(request.getSpanId());
+        java.util.concurrent.CountDownLatch handled = new java.util.concurrent.CountDownLatch(1);
+        try (dev.postbox.message.MessageWorker worker = context.getBean(Postbox.class).worker().instanceId("w-traced")
+                .handler("ORDER_PAID", e -> handled.countDown())
+                .pollInterval(java.time.Duration.ofMillis(20), java.time.Duration.ofMillis(100)).start()) {
+            assertThat(handled.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("the worker ran the handler").isTrue();
+            await("the worker's process span ended", () -> spans.getFinishedSpanItems().stream()
+                    .anyMatch(s -> s.getName().startsWith("process ")), this::names);
+        }
+        SpanData process = byMessageId("process ", eventNo);
+        assertThat(process.getTraceId()).isEqualTo(request.getTraceId());
+        assertThat(process.getParentSpanId()).as("the worker's span is the write's child").isEqualTo(create.getSpanId());
+    }
+
+    private SpanData byMessageId(String prefix, String eventNo) {
+        return spans.getFinishedSpanItems().stream()
+                .filter(s -> s.getName().startsWith(prefix) && eventNo.equals(s.getAttributes()
+                        .get(io.opentelemetry.api.common.AttributeKey.stringKey("messaging.message.id"))))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + prefix + "span of " + eventNo + " among " + names()));
     }
 
     private SpanData span(String name) {
