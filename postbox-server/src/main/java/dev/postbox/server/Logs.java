@@ -14,6 +14,19 @@ final class Logs {
     }
 
     /**
+     * Sends java.util.logging's records (the OpenTelemetry SDK logs through it: a failed export, the console exporter's
+     * spans) to SLF4J, so they are formatted as the server's other lines, JSON included. The levels logback gives are
+     * copied to java.util.logging (logback.xml's LevelChangePropagator), so a record below them costs nothing.
+     * Idempotent.
+     */
+    static void bridgeJavaUtilLogging() {
+        if (!org.slf4j.bridge.SLF4JBridgeHandler.isInstalled()) {
+            org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+            org.slf4j.bridge.SLF4JBridgeHandler.install();
+        }
+    }
+
+    /**
      * From now on every log line is one JSON object (logback's JsonEncoder: timestamp, level, threadName,
      * loggerName, mdc, formattedMessage, throwable) on standard error, for a log shipper that parses JSON. Nothing happens
      * when logback is not the SLF4J binding (the server embedded with another one).

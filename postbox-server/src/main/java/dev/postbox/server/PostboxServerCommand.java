@@ -71,6 +71,7 @@ public final class PostboxServerCommand implements Callable<Integer> {
             if (config == null) {
                 return BAD_CONFIGURATION;
             }
+            Logs.bridgeJavaUtilLogging();
             if (config.server().jsonLogs()) {
                 Logs.json();
             }

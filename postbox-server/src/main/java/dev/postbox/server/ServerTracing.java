@@ -72,9 +72,12 @@ final class ServerTracing implements AutoCloseable {
         String protocol = value.apply("otel.exporter.otlp.traces.protocol");
         String sampler = value.apply("otel.traces.sampler");
         String arg = value.apply("otel.traces.sampler.arg");
-        return "service " + value.apply("otel.service.name") + ", traces exporter " + value.apply("otel.traces.exporter")
-                + " (" + (protocol != null ? protocol : value.apply("otel.exporter.otlp.protocol")) + " to "
-                + (endpoint != null ? endpoint : "the protocol's default endpoint") + "), sampler "
+        String exporter = value.apply("otel.traces.exporter");
+        String where = exporter != null && exporter.contains("otlp")
+                ? " (" + (protocol != null ? protocol : value.apply("otel.exporter.otlp.protocol")) + " to "
+                        + (endpoint != null ? endpoint : "the protocol's default endpoint") + ")"
+                : exporter != null && exporter.contains("console") ? " (each span a log line)" : "";
+        return "service " + value.apply("otel.service.name") + ", traces exporter " + exporter + where + ", sampler "
                 + (sampler != null ? sampler : "parentbased_always_on") + (arg != null ? " " + arg : "");
     }
 

@@ -129,16 +129,20 @@ class ServerTracingProcessTest {
     }
 
     private Path config(String tracing) throws IOException {
+        return config(tracing, false);
+    }
+
+    private Path config(String tracing, boolean jsonLogs) throws IOException {
         Path file = dir.resolve("server-" + UUID.randomUUID().toString().substring(0, 4) + ".yml");
         Files.writeString(file, """
-                server: {address: 127.0.0.1, port: 0, instance-id: traced-%s}
+                server: {address: 127.0.0.1, port: 0, instance-id: traced-%s, json-logs: %s}
                 sources:
                   orders: {jdbc-url: '%s', username: %s, table-prefix: %s, relay: {poll-interval-max: 100ms}}
                 destinations:
                   hook: {type: http, url: 'http://127.0.0.1:%d/hook'}
                 routes:
                   - {source: orders, channel: %s, destination: hook}
-                %s""".formatted(run, pg.jdbcUrl(), pg.user(), PREFIX, endpoints.getAddress().getPort(), channel, tracing));
+                %s""".formatted(run, jsonLogs, pg.jdbcUrl(), pg.user(), PREFIX, endpoints.getAddress().getPort(), channel, tracing));
         return file;
     }
 
@@ -331,5 +335,35 @@ class ServerTracingProcessTest {
         stop(p);
         assertThat(exports).as("anything sent to 127.0.0.1:4318 or to the test's receiver").isEmpty();
         assertThat(p.stderr()).contains("Tracing off: nothing asks for it");
+    }
+    @Test
+    void theConsoleExporterAndTheSdksOwnWarningsAreJsonLogLinesOfTheServer() throws Exception {
+        int closed;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closed = socket.getLocalPort(); // nobody listens there once it is closed: the OTLP exports fail
+        }
+        ServerProcess p = start("tracing-console", config("", true), Map.of(
+                "OTEL_TRACES_EXPORTER", "console,otlp",
+                "OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf",
+                "OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:" + closed,
+                "OTEL_BSP_SCHEDULE_DELAY", "100"));
+        String ok = "ev-" + run + "-ok";
+        String poison = "ev-" + run + "-poison";
+        Written written = writeInARequestsTrace(ok, poison);
+        awaitRelayed(ok, poison);
+        Await.until("the SDK's failed export logged", Duration.ofSeconds(30),
+                () -> p.stderr().lines().anyMatch(l -> l.contains("Failed to export")), p::stderr);
+        stop(p);
+
+        List<String> json = p.stderr().lines().filter(l -> l.startsWith("{")).toList();
+        assertThat(json).as("the console exporter's span, a JSON line from its logger")
+                .anySatisfy(l -> assertThat(l).contains("\"loggerName\":\"io.opentelemetry.exporter.logging.LoggingSpanExporter\"",
+                        "'send " + channel + "'"));
+        assertThat(json).as("the OTLP exporter's failure, a JSON line at ERROR or WARN from the SDK")
+                .anySatisfy(l -> assertThat(l).contains("\"loggerName\":\"io.opentelemetry.exporter.", "Failed to export")
+                        .containsPattern("\"level\":\"(ERROR|WARN)\""));
+        assertThat(p.stderr().lines().filter(l -> l.contains("Failed to export") || l.contains("LoggingSpanExporter")))
+                .as("none of the SDK's lines escaped as java.util.logging's own two-line text").allMatch(l -> l.startsWith("{"));
+        assertThat(p.stderr()).contains("traces exporter console,otlp").contains(written.traceId());
     }
 }
