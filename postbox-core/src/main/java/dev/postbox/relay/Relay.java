@@ -21,31 +21,30 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Publishes committed outbox events: claims a batch in one short transaction, publishes it outside any
- * transaction with a timeout per send, and records every outcome with fenced writes. Any number of
- * relays (threads or processes) may run against one table. Built by {@code postbox.relay(publisher)};
- * {@link #start()} runs it on its own thread, {@link #runOnce()} runs one cycle on the caller's.
- * Thread-safe; {@link #close()} stops claiming, lets the batch in flight finish within the shutdown
- * timeout and gives back the leases it could not record.
+ * Publishes committed outbox events: claims a batch in one short transaction, publishes it outside any transaction
+ * with a timeout per send, and records every outcome with fenced writes. Any number of relays (threads or processes)
+ * may run against one table. Built by {@code postbox.relay(publisher)}; {@link #start()} runs it on its own thread,
+ * {@link #runOnce()} runs one cycle on the caller's. Thread-safe; {@link #close()} stops claiming, lets the batch in
+ * flight finish within the shutdown timeout and gives back the leases it could not record.
  * <p>
- * Whatever a publisher, an event-bus subscriber, a retry policy or a listener throws (an {@link Error}
- * included) is contained: it becomes the failure of the events concerned, recorded with the error as
- * reason, and the relay goes on. While a batch is in flight its leases are renewed every third of the
- * lease, so a short lease is safe and a relay that dies (kill -9) holds its events for one lease only.
- * A takeover after an expired lease is counted in {@code lease_expiries}, never as a failed attempt.
- * Failed attempts and takeovers leave a row each in the attempt history ({@code biz_event_attempt}, in the
- * transaction that records them); a heartbeat keeps the relay's row in {@code biz_relay_instance} and its
- * counts per window in {@code biz_relay_stats} ({@link RelayParts#heartbeat}). A success writes nothing more.
+ * Whatever a publisher, an event-bus subscriber, a retry policy or a listener throws (an {@link Error} included) is
+ * contained: it becomes the failure of the events concerned, recorded with the error as reason, and the relay goes on.
+ * While a batch is in flight its leases are renewed every third of the lease, so a short lease is safe and a relay
+ * that dies (kill -9) holds its events for one lease only. A takeover after an expired lease is counted in
+ * {@code lease_expiries}, never as a failed attempt. Failed attempts and takeovers leave a row each in the attempt
+ * history ({@code biz_event_attempt}, in the transaction that records them); a heartbeat keeps the relay's row in
+ * {@code biz_relay_instance} and its counts per window in {@code biz_relay_stats} ({@link RelayParts#heartbeat}). A
+ * success writes nothing more.
  * <p>
- * A relay has up to {@code inFlightBatches} batches in flight, each on a thread of its own (a {@link Slot}):
- * while one batch is published and recorded the next is claimed, so a new event does not wait for the cycle
- * before it. The claims take turns; the order guard keeps every aggregate in at most one batch at a time,
- * exactly as between two relays. A wake-up starts one idle slot; a slot that claimed a full batch wakes
- * another, since more is likely waiting.
+ * A relay has up to {@code inFlightBatches} batches in flight, each on a thread of its own (a {@link Slot}): while one
+ * batch is published and recorded the next is claimed, so a new event does not wait for the cycle before it. The
+ * claims take turns; the order guard keeps every aggregate in at most one batch at a time, exactly as between two
+ * relays. A wake-up starts one idle slot; a slot that claimed a full batch wakes another, since more is likely
+ * waiting.
  * <p>
- * The relay keeps only its own policy: the claim ({@link BatchClaim}), the waves ({@link Waves}), the
- * outcomes ({@link Outcomes}) and their recording ({@link Recorder}); its threads, idle back-off and
- * wake-ups are the polling engine's ({@link PollLoop}).
+ * The relay keeps only its own policy: the claim ({@link BatchClaim}), the waves ({@link Waves}), the outcomes
+ * ({@link Outcomes}) and their recording ({@link Recorder}); its threads, idle back-off and wake-ups are the polling
+ * engine's ({@link PollLoop}).
  */
 public final class Relay implements AutoCloseable {
 
@@ -64,7 +63,7 @@ public final class Relay implements AutoCloseable {
     private final Heartbeat heartbeat;
     /** Set when close() begins: no further wave is handed to the publisher. */
     private volatile boolean closing;
-    private boolean started;
+    private volatile boolean started;
     private PgNotifications notifications;
     private final Runnable wakeUpHook = this::wakeUp;
 
@@ -277,7 +276,9 @@ public final class Relay implements AutoCloseable {
         if (ownedPool != null) {
             ownedPool.close();
         }
-        log.info("Relay {} stopped", config.instanceId());
+        if (started) { // a relay only built (a check of its settings) or run by runOnce() never said it started
+            log.info("Relay {} stopped", config.instanceId());
+        }
     }
 
     /** Waits for a {@link #runOnce()} on another thread, with the same bound as the relay thread's. */

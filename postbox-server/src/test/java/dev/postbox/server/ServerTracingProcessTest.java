@@ -356,6 +356,9 @@ class ServerTracingProcessTest {
         stop(p);
 
         List<String> json = p.stderr().lines().filter(l -> l.startsWith("{")).toList();
+        List<String> startUp = json.subList(0, (int) json.stream().takeWhile(l -> !l.contains("relaying [orders]")).count());
+        assertThat(startUp).as("start-up lines (the relay settings' check builds a relay it never starts)").isNotEmpty()
+                .noneMatch(l -> l.contains(" stopped"));
         assertThat(json).as("the console exporter's span, a JSON line from its logger")
                 .anySatisfy(l -> assertThat(l).contains("\"loggerName\":\"io.opentelemetry.exporter.logging.LoggingSpanExporter\"",
                         "'send " + channel + "'"));
