@@ -1,6 +1,7 @@
 package dev.postbox.server;
 
 import dev.postbox.outbox.OutboxRecord;
+import dev.postbox.relay.RelayDefaults;
 import dev.postbox.spi.Destination;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
@@ -71,6 +72,7 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
     private long lastProbe = Long.MIN_VALUE;
     private long lastFailedProbe = Long.MIN_VALUE;
     private final int max;
+    private final Duration answerTimeout;
     private final Semaphore permits;
     private volatile boolean paused;
     private volatile Instant lastSuccess;
@@ -83,11 +85,18 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
     private final Timer duration;
 
     BoundedPublisher(String name, Publisher target, int maxInFlight) {
-        this(name, target, maxInFlight, new SimpleMeterRegistry());
+        this(name, target, maxInFlight, new SimpleMeterRegistry(), answerTimeout(RelayDefaults.SEND_TIMEOUT));
     }
 
-    BoundedPublisher(String name, Publisher target, int maxInFlight, MeterRegistry registry) {
+    /**
+     * @param answerTimeout how long a send holds its permit without an answer: then it is taken for failed (the
+     *                      relay stopped waiting at its send timeout and retries the event), its permit returned, and
+     *                      it counts towards the breaker, so a client whose futures never complete can neither take
+     *                      every permit for good nor look healthy ({@link #answerTimeout(Duration)})
+     */
+    BoundedPublisher(String name, Publisher target, int maxInFlight, MeterRegistry registry, Duration answerTimeout) {
         this.name = name;
+        this.answerTimeout = answerTimeout;
         this.target = target;
         this.max = maxInFlight;
         this.permits = new Semaphore(maxInFlight);
@@ -106,6 +115,11 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
                 .register(registry);
         Gauge.builder("postbox.destination.paused", this, p -> p.paused ? 1 : 0).tag("destination", name)
                 .description("1 while the destination is paused through the server's API").register(registry);
+    }
+
+    /** The permit deadline for sources whose longest send timeout is {@code sendTimeout}: it, plus a second. */
+    static Duration answerTimeout(Duration sendTimeout) {
+        return sendTimeout.plusSeconds(1);
     }
 
     private Counter sends(MeterRegistry registry, String outcome) {
@@ -258,22 +272,40 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
         for (int k = 0; k < results.size(); k++) {
             OutboxRecord event = sent.get(k);
             boolean isProbe = probe >= 0;
-            CompletionStage<PublishResult> r = results.get(k).handle((v, e) -> {
+            // the first of the client's answer and the deadline settles the send, once: its permit goes back then
+            CompletableFuture<PublishResult> answer = new CompletableFuture<>();
+            CompletionStage<PublishResult> given = results.get(k);
+            if (given == null) {
+                answer.completeExceptionally(new IllegalStateException("the client returned no stage for the event"));
+            } else {
+                given.whenComplete((v, e) -> {
+                    if (e == null) {
+                        answer.complete(v);
+                    } else {
+                        answer.completeExceptionally(e);
+                    }
+                });
+                answer.orTimeout(answerTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            CompletionStage<PublishResult> r = answer.handle((v, error) -> {
+                Throwable e = error instanceof java.util.concurrent.TimeoutException
+                        ? new java.util.concurrent.TimeoutException("destination '" + name + "' gave no answer within "
+                                + answerTimeout.toMillis() + " ms") : error;
                 permits.release();
                 duration.record(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-                if (e == null && v.kind() == PublishResult.Kind.PUBLISHED) {
+                if (e == null && v != null && v.kind() == PublishResult.Kind.PUBLISHED) {
                     published.increment();
                     lastSuccess = Instant.now();
                     circuitAnswered();
                     return v;
                 }
-                if (e == null && v.kind() == PublishResult.Kind.DEAD) { // about the event: the destination answered
+                if (e == null && v != null && v.kind() == PublishResult.Kind.DEAD) { // about the event: the destination answered
                     dead.increment();
                     failure(v.reason());
                     circuitAnswered();
                     return v;
                 }
-                String reason = e != null ? e.toString() : v.reason();
+                String reason = e != null ? e.toString() : v == null ? "the client answered null" : v.reason();
                 failure(reason);
                 boolean destinations = circuitFailed(event.id(), isProbe);
                 if (destinations) { // a probe failed as another event's did: the destination's failure, not the event's

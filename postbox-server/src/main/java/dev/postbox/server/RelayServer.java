@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -146,8 +147,21 @@ public final class RelayServer implements AutoCloseable {
             } catch (RuntimeException e) {
                 throw new ServerStartException("destinations." + d.name() + ": " + e.getMessage(), e);
             }
-            destinations.put(d.name(), new BoundedPublisher(d.name(), p, d.maxInFlight(), registry));
+            destinations.put(d.name(), new BoundedPublisher(d.name(), p, d.maxInFlight(), registry,
+                    BoundedPublisher.answerTimeout(longestSendTimeout(d.name()))));
         }
+    }
+
+    /** The longest send timeout of the sources routed to destination {@code name} (Postbox's default where unset). */
+    private Duration longestSendTimeout(String name) {
+        Duration longest = dev.postbox.relay.RelayDefaults.SEND_TIMEOUT;
+        for (ServerConfig.Route r : config.routes()) {
+            Duration t = r.destination().equals(name) ? config.sources().get(r.source()).relay().sendTimeout() : null;
+            if (t != null && t.compareTo(longest) > 0) {
+                longest = t;
+            }
+        }
+        return longest;
     }
 
     /** A client of {@code d}; {@code bulkhead}: the bulkhead it is for, in its connection's name, or null. */

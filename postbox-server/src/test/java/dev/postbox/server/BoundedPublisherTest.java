@@ -271,4 +271,32 @@ class BoundedPublisherTest {
         assertThatThrownBy(() -> bounded.publish(List.of(event("A"), event("B")))).hasMessage("client closed");
         assertThat(bounded.inFlight()).isZero();
     }
+    @Test
+    void aClientThatNeverAnswersHoldsItsPermitsOnlyUntilTheAnswerTimeoutAndIsTakenForDown() throws Exception {
+        Slow silent = new Slow(); // its futures complete only when the test says: here, too late or never
+        BoundedPublisher bounded = new BoundedPublisher("stuck", silent, 2, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+                java.time.Duration.ofMillis(200));
+        List<CompletionStage<PublishResult>> first = bounded.publish(List.of(event(1, "A"), event(2, "B"), event(3, "C")));
+        assertThat(silent.sent).containsExactly("A", "B");
+        assertThat(bounded.inFlight()).isEqualTo(2);
+        dev.postbox.testing.Await.until("the permits back after the answer timeout", java.time.Duration.ofSeconds(10),
+                () -> bounded.inFlight() == 0, bounded::inFlight);
+        assertThat(first.get(0).toCompletableFuture()).isCompletedExceptionally();
+        assertThatThrownBy(() -> first.get(0).toCompletableFuture().join()).hasMessageContaining(
+                "destination 'stuck' gave no answer within 200 ms");
+        assertThat(bounded.lastFailureReason()).contains("gave no answer within 200 ms");
+
+        silent.pending.get(0).complete(PublishResult.published()); // a late answer settles nothing twice
+        assertThat(bounded.inFlight()).as("no permit given back twice").isZero();
+        bounded.publish(List.of(event(4, "D"), event(5, "E"), event(6, "F")));
+        assertThat(silent.sent).as("still two at most in flight").containsExactly("A", "B", "D", "E");
+
+        dev.postbox.testing.Await.until("D and E timed out", java.time.Duration.ofSeconds(10), () -> bounded.inFlight() == 0,
+                bounded::inFlight);
+        assertThat(bounded.circuitOpen()).as("4 silent sends of different events, not yet 5").isFalse();
+        bounded.publish(List.of(event(7, "G")));
+        dev.postbox.testing.Await.until("a destination that never answers is taken for down", java.time.Duration.ofSeconds(10),
+                bounded::circuitOpen, bounded::status);
+        assertThat(bounded.status()).isEqualTo("DOWN");
+    }
 }
