@@ -2,6 +2,7 @@ package dev.postbox.server;
 
 import dev.postbox.outbox.OutboxRecord;
 import dev.postbox.relay.RelayDefaults;
+import dev.postbox.server.config.ServerConfig;
 import dev.postbox.spi.Destination;
 import dev.postbox.spi.PublishResult;
 import dev.postbox.spi.Publisher;
@@ -30,9 +31,9 @@ import java.util.concurrent.TimeUnit;
  * ({@link PublishResult#notSent}: no retry counted) and is tried again after a short wait, so a saturated or slow
  * destination holds back only the events routed to it, never a relay's thread nor the other destinations. A paused
  * destination (the server's API) sends nothing: its events wait the same way, never going DEAD for it. A destination
- * that is down ({@value #CIRCUIT_FAILURES} sends failed in a row, of more than one event, with no success nor DEAD
- * answer between) is not sent to either (a circuit breaker): its events wait unsent, and once every
- * {@link #PROBE_INTERVAL} one event goes as a probe, a different one each time where the call has one (never ahead of
+ * that is down (its breaker's number of sends failed in a row, {@value #CIRCUIT_FAILURES} by default, of more than one
+ * event, with no success nor DEAD answer between) is not sent to either (a circuit breaker): its events wait unsent, and
+ * once every probe interval ({@link #PROBE_INTERVAL} by default) one event goes as a probe, a different one each time where the call has one (never ahead of
  * an earlier event of its aggregate); the first answer closes it again. A probe that fails after a probe of another
  * event failed is the destination's failure and counts as no attempt; the same event failing probe after probe (a
  * poison, the only event left) counts each time and reaches DEAD. So an outage of any length costs an event a retry
@@ -62,7 +63,8 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
     /** The clients of each bulkhead's {@link #client view}, closed with the destination. */
     private final List<Publisher> clients = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final Object circuit = new Object();
-    private volatile Duration probeInterval = PROBE_INTERVAL;
+    private final int circuitFailures;
+    private volatile Duration probeInterval;
     private int failuresInRow;
     /** 2 once the failures in a row are of more than one event (one event failing alone may be a poison), else 0. */
     private int failingEvents;
@@ -85,7 +87,8 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
     private final Timer duration;
 
     BoundedPublisher(String name, Publisher target, int maxInFlight) {
-        this(name, target, maxInFlight, new SimpleMeterRegistry(), answerTimeout(RelayDefaults.SEND_TIMEOUT));
+        this(name, target, maxInFlight, new SimpleMeterRegistry(), answerTimeout(RelayDefaults.SEND_TIMEOUT),
+                ServerConfig.Breaker.DEFAULT);
     }
 
     /**
@@ -93,10 +96,14 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
      *                      relay stopped waiting at its send timeout and retries the event), its permit returned, and
      *                      it counts towards the breaker, so a client whose futures never complete can neither take
      *                      every permit for good nor look healthy ({@link #answerTimeout(Duration)})
+     * @param breaker       the failures in a row that take the destination for down, and its probe interval then
      */
-    BoundedPublisher(String name, Publisher target, int maxInFlight, MeterRegistry registry, Duration answerTimeout) {
+    BoundedPublisher(String name, Publisher target, int maxInFlight, MeterRegistry registry, Duration answerTimeout,
+                     ServerConfig.Breaker breaker) {
         this.name = name;
         this.answerTimeout = answerTimeout;
+        this.circuitFailures = breaker.failures();
+        this.probeInterval = breaker.probeInterval();
         this.target = target;
         this.max = maxInFlight;
         this.permits = new Semaphore(maxInFlight);
@@ -110,8 +117,8 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
         Gauge.builder("postbox.destination.in.flight", this, BoundedPublisher::inFlight).tag("destination", name)
                 .description("Sends under way (max-in-flight bounds them)").register(registry);
         Gauge.builder("postbox.destination.down", this, p -> p.circuitOpen() ? 1 : 0).tag("destination", name)
-                .description("1 while the destination is taken for down (" + CIRCUIT_FAILURES + " failed sends in a row):"
-                        + " its events wait unsent but for a probe every " + PROBE_INTERVAL.toMillis() + " ms")
+                .description("1 while the destination is taken for down (its breaker's failed sends in a row):"
+                        + " its events wait unsent but for a probe now and then")
                 .register(registry);
         Gauge.builder("postbox.destination.paused", this, p -> p.paused ? 1 : 0).tag("destination", name)
                 .description("1 while the destination is paused through the server's API").register(registry);
@@ -357,7 +364,7 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
     }
 
     private boolean circuitOpenLocked() {
-        return failuresInRow >= CIRCUIT_FAILURES && failingEvents == 2;
+        return failuresInRow >= circuitFailures && failingEvents == 2;
     }
 
     /**
@@ -411,7 +418,7 @@ final class BoundedPublisher implements Publisher, AutoCloseable {
     }
 
     private String downReason() {
-        return "destination '" + name + "' is down (" + CIRCUIT_FAILURES + "+ sends failed in a row, last: "
+        return "destination '" + name + "' is down (" + circuitFailures + "+ sends failed in a row, last: "
                 + lastFailureReason + "): not sent, tried again when it answers";
     }
 

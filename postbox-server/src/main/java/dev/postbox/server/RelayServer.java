@@ -148,7 +148,7 @@ public final class RelayServer implements AutoCloseable {
                 throw new ServerStartException("destinations." + d.name() + ": " + e.getMessage(), e);
             }
             destinations.put(d.name(), new BoundedPublisher(d.name(), p, d.maxInFlight(), registry,
-                    BoundedPublisher.answerTimeout(longestSendTimeout(d.name()))));
+                    BoundedPublisher.answerTimeout(longestSendTimeout(d.name())), d.breaker()));
         }
     }
 

@@ -45,6 +45,9 @@ final class Relays {
         if (!s.unorderedTopics().isEmpty()) {
             b.unorderedTopics(new LinkedHashSet<>(s.unorderedTopics()));
         }
+        if (s.heartbeatInterval() != null) {
+            b.heartbeatInterval(s.heartbeatInterval());
+        }
         if (s.retryBase() != null || s.retryCap() != null) {
             b.retryPolicy(RetryPolicy.exponential(s.retryBase() != null ? s.retryBase() : RetryPolicy.DEFAULT_BASE,
                     s.retryCap() != null ? s.retryCap() : RetryPolicy.DEFAULT_CAP));

@@ -200,6 +200,27 @@ class BoundedPublisherTest {
         assertThat(call(p, events)).allMatch(r -> r.kind() == PublishResult.Kind.PUBLISHED);
     }
 
+    @Test
+    void theBreakersThresholdAndProbeIntervalAreTheDestinationsOwn() throws Exception {
+        Flaky flaky = new Flaky();
+        BoundedPublisher p = new BoundedPublisher("hooks", flaky, 100, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
+                java.time.Duration.ofSeconds(11), new dev.postbox.server.config.ServerConfig.Breaker(2, java.time.Duration.ofMillis(400)));
+        call(p, List.of(event(1, "E1")));
+        assertThat(p.circuitOpen()).as("one failure of two").isFalse();
+        call(p, List.of(event(2, "E2")));
+        long opened = System.nanoTime();
+        assertThat(p.circuitOpen()).as("two failures in a row of two events").isTrue();
+        assertThat(call(p, List.of(event(3, "E3"))).get(0).reason()).contains("destination 'hooks' is down (2+ sends");
+        Thread.sleep(150);
+        call(p, List.of(event(3, "E3")));
+        if (System.nanoTime() - opened < java.time.Duration.ofMillis(390).toNanos()) { // unless this thread stalled
+            assertThat(flaky.sent).as("no probe before the destination's 400 ms").containsExactly("E1", "E2");
+        }
+        Thread.sleep(300);
+        call(p, List.of(event(3, "E3")));
+        assertThat(flaky.sent).as("its probe after them").containsExactly("E1", "E2", "E3");
+    }
+
     /** One event failing alone, however often, is that event's problem: the destination stays open to the others. */
     @Test
     void aPoisonEventNeitherOpensTheCircuitNorHoldsItShut() throws Exception {
@@ -275,7 +296,7 @@ class BoundedPublisherTest {
     void aClientThatNeverAnswersHoldsItsPermitsOnlyUntilTheAnswerTimeoutAndIsTakenForDown() throws Exception {
         Slow silent = new Slow(); // its futures complete only when the test says: here, too late or never
         BoundedPublisher bounded = new BoundedPublisher("stuck", silent, 2, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-                java.time.Duration.ofMillis(200));
+                java.time.Duration.ofMillis(200), dev.postbox.server.config.ServerConfig.Breaker.DEFAULT);
         List<CompletionStage<PublishResult>> first = bounded.publish(List.of(event(1, "A"), event(2, "B"), event(3, "C")));
         assertThat(silent.sent).containsExactly("A", "B");
         assertThat(bounded.inFlight()).isEqualTo(2);

@@ -59,13 +59,16 @@ public final class ConfigLoader {
             "relay");
     static final Set<String> RELAY = Set.of("batch-size", "pool-size", "in-flight-batches", "lease-duration",
             "send-timeout", "poll-interval-min", "poll-interval-max", "ordered", "unordered-topics", "retry-base",
-            "retry-cap");
+            "retry-cap", "heartbeat-interval");
     static final List<String> TYPES = List.of("kafka", "rabbitmq", "nats", "http");
     static final Map<String, Set<String>> DESTINATION = Map.of(
-            "kafka", Set.of("type", "max-in-flight", "bootstrap-servers", "client-id", "producer"),
-            "rabbitmq", Set.of("type", "max-in-flight", "host", "port", "username", "password", "virtual-host"),
-            "nats", Set.of("type", "max-in-flight", "url", "subject-prefix"),
-            "http", Set.of("type", "max-in-flight", "url", "secret", "request-timeout"));
+            "kafka", Set.of("type", "max-in-flight", "breaker-failures", "breaker-probe-interval", "bootstrap-servers",
+                    "client-id", "producer"),
+            "rabbitmq", Set.of("type", "max-in-flight", "breaker-failures", "breaker-probe-interval", "host", "port",
+                    "username", "password", "virtual-host"),
+            "nats", Set.of("type", "max-in-flight", "breaker-failures", "breaker-probe-interval", "url", "subject-prefix"),
+            "http", Set.of("type", "max-in-flight", "breaker-failures", "breaker-probe-interval", "url", "secret",
+                    "request-timeout"));
     static final Set<String> ROUTE = Set.of("source", "channel", "topic", "destination");
     static final Set<String> TRACING = Set.of("enabled", "otlp-endpoint", "service-name", "sampler-ratio");
     static final List<String> JDBC = List.of("jdbc:postgresql:", "jdbc:mariadb:", "jdbc:mysql:", "jdbc:h2:");
@@ -356,7 +359,7 @@ public final class ConfigLoader {
                             key + ".lease-duration"), duration(m, key, "send-timeout"),
                     duration(m, key, "poll-interval-min"), duration(m, key, "poll-interval-max"),
                     bool(m, key, "ordered"), strings(m, key, "unordered-topics"),
-                    duration(m, key, "retry-base"), duration(m, key, "retry-cap"));
+                    duration(m, key, "retry-base"), duration(m, key, "retry-cap"), duration(m, key, "heartbeat-interval"));
         }
 
         ServerConfig.Destination destination(String name, Object node) {
@@ -377,6 +380,7 @@ public final class ConfigLoader {
             only(m, key, DESTINATION.get(type));
             Integer inFlight = integer(m, key, "max-in-flight", 1, 100_000, DEFAULT_MAX_IN_FLIGHT);
             int maxInFlight = inFlight == null ? DEFAULT_MAX_IN_FLIGHT : inFlight;
+            ServerConfig.Breaker breaker = breaker(m, key);
             switch (type) {
                 case "kafka" -> {
                     String servers = string(m, key, "bootstrap-servers", true, null);
@@ -392,13 +396,13 @@ public final class ConfigLoader {
                             });
                         }
                     }
-                    return new ServerConfig.Kafka(name, maxInFlight, servers,
+                    return new ServerConfig.Kafka(name, maxInFlight, breaker, servers,
                             string(m, key, "client-id", false, "postbox-server-" + name), producer);
                 }
                 case "rabbitmq" -> {
                     String host = string(m, key, "host", true, null);
                     Integer port = integer(m, key, "port", 1, 65535, 5672);
-                    return new ServerConfig.RabbitMq(name, maxInFlight, host, port == null ? 5672 : port,
+                    return new ServerConfig.RabbitMq(name, maxInFlight, breaker, host, port == null ? 5672 : port,
                             string(m, key, "username", false, "guest"), string(m, key, "password", false, "guest"),
                             string(m, key, "virtual-host", false, "/"));
                 }
@@ -415,16 +419,29 @@ public final class ConfigLoader {
                             list.add(url);
                         }
                     }
-                    return new ServerConfig.Nats(name, maxInFlight, list, string(m, key, "subject-prefix", false, ""));
+                    return new ServerConfig.Nats(name, maxInFlight, breaker, list, string(m, key, "subject-prefix", false, ""));
                 }
                 default -> {
                     String url = string(m, key, "url", true, null);
                     httpUrl(key + ".url", url);
                     Duration timeout = duration(m, key, "request-timeout");
-                    return new ServerConfig.Http(name, maxInFlight, url, string(m, key, "secret", false, null),
+                    return new ServerConfig.Http(name, maxInFlight, breaker, url, string(m, key, "secret", false, null),
                             timeout == null ? Duration.ofSeconds(10) : timeout);
                 }
             }
+        }
+
+        /** {@code breaker-failures} (2..1000) and {@code breaker-probe-interval} (100ms..10m); defaults 5 and 1s. */
+        ServerConfig.Breaker breaker(Map<String, Object> m, String key) {
+            ServerConfig.Breaker d = ServerConfig.Breaker.DEFAULT;
+            Integer failures = integer(m, key, "breaker-failures", 2, 1000, d.failures());
+            Duration probe = duration(m, key, "breaker-probe-interval");
+            if (probe != null && (probe.compareTo(Duration.ofMillis(100)) < 0 || probe.compareTo(Duration.ofMinutes(10)) > 0)) {
+                problem(key + ".breaker-probe-interval", "must be from 100ms to 10m (was " + probe.toMillis() + "ms)");
+                probe = null;
+            }
+            return new ServerConfig.Breaker(failures == null ? d.failures() : failures,
+                    probe == null ? d.probeInterval() : probe);
         }
 
         List<ServerConfig.Route> routes(Object node, Set<String> sources, Set<String> destinations) {

@@ -133,29 +133,44 @@ public record ServerConfig(Server server, Map<String, Source> sources, Map<Strin
     /** A relay's settings; each null field keeps Postbox's default, checked against Postbox's limits at start. */
     public record RelaySettings(Integer batchSize, Integer poolSize, Integer inFlightBatches, Duration leaseDuration,
                                 Duration sendTimeout, Duration pollIntervalMin, Duration pollIntervalMax,
-                                Boolean ordered, List<String> unorderedTopics, Duration retryBase, Duration retryCap) {
+                                Boolean ordered, List<String> unorderedTopics, Duration retryBase, Duration retryCap,
+                                Duration heartbeatInterval) {
 
         public RelaySettings {
             unorderedTopics = unorderedTopics == null ? List.of() : List.copyOf(unorderedTopics);
         }
 
         static RelaySettings defaults() {
-            return new RelaySettings(null, null, null, null, null, null, null, null, List.of(), null, null);
+            return new RelaySettings(null, null, null, null, null, null, null, null, List.of(), null, null, null);
         }
     }
 
-    /** Where events go. {@code maxInFlight} bounds the sends to it at once, across every source routed to it. */
+    /**
+     * When a destination is taken for down: {@code failures} sends failed in a row (of more than one event, no success
+     * nor DEAD answer between); then one event goes as a probe every {@code probeInterval}, the others wait unsent.
+     */
+    public record Breaker(int failures, Duration probeInterval) {
+        /** 5 failures in a row, a probe a second. */
+        public static final Breaker DEFAULT = new Breaker(5, Duration.ofSeconds(1));
+    }
+
+    /**
+     * Where events go. {@code maxInFlight} bounds the sends to it at once, across every source routed to it;
+     * {@code breaker} says when it is taken for down.
+     */
     public sealed interface Destination permits Kafka, RabbitMq, Nats, Http {
         String name();
 
         int maxInFlight();
+
+        Breaker breaker();
 
         /** {@code kafka}, {@code rabbitmq}, {@code nats} or {@code http}. */
         String type();
     }
 
     /** A Kafka cluster; {@code producer} adds producer properties (the publisher's own ones are refused). */
-    public record Kafka(String name, int maxInFlight, String bootstrapServers, String clientId,
+    public record Kafka(String name, int maxInFlight, Breaker breaker, String bootstrapServers, String clientId,
                         Map<String, String> producer) implements Destination {
         public Kafka {
             producer = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(producer));
@@ -168,7 +183,7 @@ public record ServerConfig(Server server, Map<String, Source> sources, Map<Strin
     }
 
     /** A RabbitMQ broker; an event's topic is the exchange, its routing key the routing key. */
-    public record RabbitMq(String name, int maxInFlight, String host, int port, String username, String password,
+    public record RabbitMq(String name, int maxInFlight, Breaker breaker, String host, int port, String username, String password,
                            String virtualHost) implements Destination {
         @Override
         public String type() {
@@ -188,7 +203,7 @@ public record ServerConfig(Server server, Map<String, Source> sources, Map<Strin
     }
 
     /** A NATS JetStream server or cluster; an event's subject is {@code subjectPrefix} + its topic. */
-    public record Nats(String name, int maxInFlight, List<String> urls, String subjectPrefix) implements Destination {
+    public record Nats(String name, int maxInFlight, Breaker breaker, List<String> urls, String subjectPrefix) implements Destination {
         public Nats {
             urls = List.copyOf(urls);
         }
@@ -200,7 +215,7 @@ public record ServerConfig(Server server, Map<String, Source> sources, Map<Strin
     }
 
     /** An HTTP endpoint receiving signed webhooks ({@code secret}; null sends them unsigned). */
-    public record Http(String name, int maxInFlight, String url, String secret, Duration requestTimeout)
+    public record Http(String name, int maxInFlight, Breaker breaker, String url, String secret, Duration requestTimeout)
             implements Destination {
         @Override
         public String type() {

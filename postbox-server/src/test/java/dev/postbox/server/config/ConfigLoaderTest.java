@@ -38,6 +38,7 @@ class ConfigLoaderTest {
                   poll-interval-max: 500ms
                   ordered: true
                   unordered-topics: [audit, metrics]
+                  heartbeat-interval: 30s
               billing:
                 jdbc-url: jdbc:mariadb://127.0.0.1:3306/billing
                 username: root
@@ -50,6 +51,8 @@ class ConfigLoaderTest {
                 host: ${RABBIT_HOST}
                 password: ${RABBIT_PASSWORD:guest}
                 max-in-flight: 64
+                breaker-failures: 3
+                breaker-probe-interval: 5s
               stream:
                 type: nats
                 url: nats://127.0.0.1:4222, nats://127.0.0.1:4223
@@ -94,6 +97,7 @@ class ConfigLoaderTest {
         assertThat(orders.relay().ordered()).isTrue();
         assertThat(orders.relay().unorderedTopics()).containsExactly("audit", "metrics");
         assertThat(orders.relay().sendTimeout()).as("not set: Postbox's default").isNull();
+        assertThat(orders.relay().heartbeatInterval()).isEqualTo(Duration.ofSeconds(30));
         assertThat(orders.bulkheads()).extracting(ServerConfig.Bulkhead::name).containsExactly("orders");
 
         ServerConfig.Source billing = c.sources().get("billing");
@@ -102,10 +106,10 @@ class ConfigLoaderTest {
                         org.assertj.core.groups.Tuple.tuple("billing[globex]", "globex_"));
         assertThat(billing.poolSize()).isEqualTo(ConfigLoader.DEFAULT_SOURCE_POOL);
 
-        assertThat(c.destinations().get("rabbit")).isEqualTo(new ServerConfig.RabbitMq("rabbit", 64, "rabbit.internal",
-                5672, "guest", "guest", "/"));
+        assertThat(c.destinations().get("rabbit")).isEqualTo(new ServerConfig.RabbitMq("rabbit", 64,
+                new ServerConfig.Breaker(3, Duration.ofSeconds(5)), "rabbit.internal", 5672, "guest", "guest", "/"));
         assertThat(c.destinations().get("stream")).isEqualTo(new ServerConfig.Nats("stream",
-                ConfigLoader.DEFAULT_MAX_IN_FLIGHT, List.of("nats://127.0.0.1:4222", "nats://127.0.0.1:4223"), "shop."));
+                ConfigLoader.DEFAULT_MAX_IN_FLIGHT, ServerConfig.Breaker.DEFAULT, List.of("nats://127.0.0.1:4222", "nats://127.0.0.1:4223"), "shop."));
         assertThat(((ServerConfig.Kafka) c.destinations().get("kafka")).producer()).containsEntry("compression.type", "lz4");
         ServerConfig.Http hooks = (ServerConfig.Http) c.destinations().get("hooks");
         assertThat(hooks.secret()).as("$${ is a literal ${").isEqualTo("${not-a-variable}");
@@ -148,6 +152,12 @@ class ConfigLoaderTest {
                 Arguments.of("more batches in flight than Postbox allows", GOOD.replace("batch-size: 200",
                         "batch-size: 200\n      in-flight-batches: 9"),
                         "sources.orders.relay.in-flight-batches: must be between 1 and 8 (was 9)"),
+                Arguments.of("a breaker that opens at the first failure", GOOD.replace("breaker-failures: 3", "breaker-failures: 1"),
+                        "destinations.rabbit.breaker-failures: must be between 2 and 1000 (was 1)"),
+                Arguments.of("a probe interval too short", GOOD.replace("breaker-probe-interval: 5s", "breaker-probe-interval: 10ms"),
+                        "destinations.rabbit.breaker-probe-interval: must be from 100ms to 10m (was 10ms)"),
+                Arguments.of("a heartbeat that is no duration", GOOD.replace("heartbeat-interval: 30s", "heartbeat-interval: often"),
+                        "sources.orders.relay.heartbeat-interval: not a duration (was 'often')"),
                 Arguments.of("a duration that is none", GOOD.replace("lease-duration: 30s", "lease-duration: 30 parsecs"),
                         "sources.orders.relay.lease-duration: not a duration (was '30 parsecs')"),
                 Arguments.of("a boolean that is none", GOOD.replace("ordered: true", "ordered: maybe"),
