@@ -1,6 +1,7 @@
 package dev.postbox.bench;
 
 import dev.postbox.Postbox;
+import dev.postbox.message.MessageEvent;
 import dev.postbox.outbox.OutboxEvent;
 
 import javax.sql.DataSource;
@@ -23,17 +24,24 @@ final class EventWriter {
 
     private final Postbox postbox;
     private final DataSource pool;
+    /** A message event ({@code messages().create}) instead of an outbox event. */
+    private final boolean message;
     private final String insertOrder = "INSERT INTO " + BenchContext.ORDERS + " (id, aggregate_id, amount) VALUES (?, ?, ?)";
 
     /** Writes each business row with its event through {@code postbox}. */
     EventWriter(Postbox postbox, DataSource pool) {
+        this(postbox, pool, false);
+    }
+
+    /** Writes each business row with its event through {@code postbox}: a message event when {@code message}. */
+    EventWriter(Postbox postbox, DataSource pool, boolean message) {
         this.postbox = postbox;
         this.pool = pool;
+        this.message = message;
     }
 
     private EventWriter(DataSource pool) {
-        this.postbox = null;
-        this.pool = pool;
+        this(null, pool, false);
     }
 
     /** The same business transaction without the event: the ceiling of the write path with one. */
@@ -54,7 +62,9 @@ final class EventWriter {
                     ps.setInt(3, (int) (seq % 1000) + 1);
                     ps.executeUpdate();
                 }
-                if (postbox != null) {
+                if (postbox != null && message) {
+                    postbox.messages().create(c, messageEvent(seq, aggregateId));
+                } else if (postbox != null) {
                     postbox.outbox().write(c, event(seq, aggregateId));
                 }
                 long before = System.nanoTime();
@@ -84,6 +94,14 @@ final class EventWriter {
      */
     static OutboxEvent event(long seq, String aggregateId, TracedPostbox.CreateContext context) {
         return builder(seq, aggregateId).headers(context.headers()).traceId(context.traceId()).build();
+    }
+
+    /** Event {@code seq} as a message event (seed 000's message table): the same payload and trace id. */
+    static MessageEvent messageEvent(long seq, String aggregateId) {
+        long h = mix(seq);
+        return MessageEvent.builder().eventNo(EVENT_NO_PREFIX + seq).eventType("ORDER_CHANGED").biz("ORDER", aggregateId)
+                .source("bench").payload(payload(seq, aggregateId))
+                .traceId(String.format(Locale.ROOT, "%016x%016x", h, mix(h))).build();
     }
 
     private static OutboxEvent.Builder builder(long seq, String aggregateId) {

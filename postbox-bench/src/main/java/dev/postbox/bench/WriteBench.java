@@ -27,7 +27,10 @@ import java.util.Map;
  * figures under keys {@code p<producers>_...}: tx/s per variant, p99 commit latency,
  * {@code event_vs_plain} and {@code notify_vs_off}. {@code --outbox partitioned} converts the outbox to the
  * time-partitioned variant first (daily partitions, a week ahead; every event also writes its key rows), to
- * weigh what the partitions strategy costs a writer against {@code --outbox plain}.
+ * weigh what the partitions strategy costs a writer against {@code --outbox plain}. {@code --kind message} writes a
+ * message event ({@code messages().create}, seed 000's message table) instead of an outbox event: {@code event} and
+ * {@code event_traced} only (no notification, no relay); traced, it also stores the create span's context in
+ * {@code trace_context}.
  */
 final class WriteBench implements Scenario {
 
@@ -69,6 +72,7 @@ final class WriteBench implements Scenario {
         d.put("aggregates", "1000");
         d.put("relay", "off");
         d.put("outbox", "plain");
+        d.put("kind", "outbox");
         return d;
     }
 
@@ -77,8 +81,12 @@ final class WriteBench implements Scenario {
         List<Integer> producers = o.positiveIntList("producers", MAX_PRODUCERS);
         o.positiveInt("seconds");
         o.nonNegativeInt("warmup");
-        o.onOff("relay");
+        boolean relay = o.onOff("relay");
         partitioned(o);
+        if (message(o) && relay) {
+            throw new UsageException("option --relay on needs --kind outbox: message events are handled by a worker, not"
+                    + " relayed");
+        }
         new Aggregates(o.positiveInt("aggregates"), producers.stream().max(Integer::compare).orElseThrow());
     }
 
@@ -114,6 +122,7 @@ final class WriteBench implements Scenario {
         boolean relay = o.onOff("relay");
         List<Integer> concurrencies = o.positiveIntList("producers", MAX_PRODUCERS);
         boolean partitioned = partitioned(o);
+        boolean message = message(o);
         if (partitioned) {
             empty(ctx, false);
             ctx.postbox.outboxPartitions().convert(java.time.Duration.ofDays(1), java.time.Duration.ofDays(7));
@@ -122,20 +131,25 @@ final class WriteBench implements Scenario {
         if (o.nonNegativeInt("warmup") > 0) {
             int p = concurrencies.get(0);
             empty(ctx, partitioned);
-            ClosedLoopProducers.Stats w = new ClosedLoopProducers(new EventWriter(ctx.postbox, ctx.pool),
+            ClosedLoopProducers.Stats w = new ClosedLoopProducers(new EventWriter(ctx.postbox, ctx.pool, message),
                     new Aggregates(aggregates, p), p, seq -> { }).run(o.nonNegativeInt("warmup"));
             Fmt.line("WARMUP variant=event producers=" + p + " seconds=" + o.nonNegativeInt("warmup") + " tx=" + w.produced()
                     + " (not measured)");
         }
         StringBuilder result = new StringBuilder("RESULT scenario=write db=" + ctx.db.kind() + " producers="
                 + String.join(",", concurrencies.stream().map(String::valueOf).toList()) + " seconds=" + seconds
-                + " outbox=" + (partitioned ? "partitioned" : "plain") + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps()));
+                + " outbox=" + (partitioned ? "partitioned" : "plain") + " kind=" + (message ? "message" : "outbox")
+                + " ceiling_insert_eps=" + Fmt.rate(ceiling.eps()));
         boolean ok = true;
         long allTx = 0;
         long allCpu = 0;
         for (int p : concurrencies) {
             Map<Variant, Measured> m = new LinkedHashMap<>();
             for (Variant v : Variant.values()) {
+                if (v == Variant.EVENT_NOTIFY && message) {
+                    Fmt.line("SKIP variant=event_notify producers=" + p + ": a message event notifies no relay");
+                    continue;
+                }
                 if (v == Variant.EVENT_NOTIFY && !postgres) {
                     Fmt.line("SKIP variant=event_notify producers=" + p + ": NOTIFY is PostgreSQL's; " + ctx.db.kind()
                             + " writes no notification");
@@ -144,9 +158,9 @@ final class WriteBench implements Scenario {
                 empty(ctx, partitioned);
                 EventWriter writer = switch (v) {
                     case PLAIN -> EventWriter.businessOnly(ctx.pool);
-                    case EVENT -> new EventWriter(ctx.postbox, ctx.pool);
+                    case EVENT -> new EventWriter(ctx.postbox, ctx.pool, message);
                     case EVENT_NOTIFY -> new EventWriter(notifying, ctx.pool);
-                    case EVENT_TRACED -> new EventWriter(traced, ctx.pool);
+                    case EVENT_TRACED -> new EventWriter(traced, ctx.pool, message);
                 };
                 Receiver receiver = new Receiver();
                 RelayTimers timers = new RelayTimers();
@@ -220,12 +234,23 @@ final class WriteBench implements Scenario {
         };
     }
 
+    /** {@code --kind}: outbox or message. */
+    private static boolean message(Options o) {
+        String kind = o.string("kind");
+        return switch (kind) {
+            case "outbox" -> false;
+            case "message" -> true;
+            default -> throw new UsageException("option --kind must be outbox or message (was '" + kind + "')");
+        };
+    }
+
     /**
      * Empties the business table and the outbox (with the partitioned outbox's key table), so that each variant
      * starts on the same (empty) tables.
      */
     private static void empty(BenchContext ctx, boolean partitioned) {
-        ctx.db.execute("TRUNCATE TABLE " + BenchContext.ORDERS, "TRUNCATE TABLE " + ctx.outbox());
+        ctx.db.execute("TRUNCATE TABLE " + BenchContext.ORDERS, "TRUNCATE TABLE " + ctx.outbox(),
+                "TRUNCATE TABLE " + ctx.postbox.tables().message());
         if (partitioned) {
             ctx.db.execute("TRUNCATE TABLE " + ctx.outbox() + "_key");
         }

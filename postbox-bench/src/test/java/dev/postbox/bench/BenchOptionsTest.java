@@ -72,6 +72,11 @@ class BenchOptionsTest {
     void writeNeedsAnAggregatePerProducerAndOnOrOffForTheRelay() {
         assertThatThrownBy(() -> parse(new WriteBench(), "--producers", "64", "--aggregates", "10"))
                 .isInstanceOf(UsageException.class).hasMessageContaining("--aggregates (10)");
+        assertThatThrownBy(() -> parse(new WriteBench(), "--kind", "inbox")).isInstanceOf(UsageException.class)
+                .hasMessage("option --kind must be outbox or message (was 'inbox')");
+        assertThatThrownBy(() -> parse(new WriteBench(), "--kind", "message", "--relay", "on"))
+                .isInstanceOf(UsageException.class).hasMessageContaining("--relay on needs --kind outbox");
+        assertThat(parse(new WriteBench(), "--kind", "message").string("kind")).isEqualTo("message");
         assertThatThrownBy(() -> parse(new WriteBench(), "--relay", "maybe")).isInstanceOf(UsageException.class)
                 .hasMessageContaining("--relay");
     }
