@@ -17,21 +17,15 @@ import dev.postbox.relay.Routes;
 import dev.postbox.testing.TestDatabase;
 import dev.postbox.tracing.LogContext;
 import io.opentelemetry.api.baggage.Baggage;
-import io.opentelemetry.api.baggage.propagation.W3CBaggagePropagator;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Scope;
-import io.opentelemetry.context.propagation.ContextPropagators;
-import io.opentelemetry.context.propagation.TextMapPropagator;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.LinkData;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -60,7 +54,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * One trace from the request that placed an order to the consumer that reserved stock, across the real relay,
  * the local RabbitMQ and the inbox, on PostgreSQL, with the OpenTelemetry SDK's in-memory exporter; the
  * message-event worker's and the compensation job's spans; the log context; and a scan of every log line this
- * class's run wrote (slf4j-simple writes them to {@code target/postbox-tracing-test.log}, see the pom) for the
+ * class's run wrote (logback-test.xml writes them to {@code target/postbox-tracing-test-<fork>.log}, see the pom) for the
  * payload marker: Postbox logs no payload, on failure paths included.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -88,11 +82,7 @@ class TracingThroughRabbitTest {
 
     @BeforeAll
     void setUp() throws Exception {
-        otel = OpenTelemetrySdk.builder()
-                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
-                .setPropagators(ContextPropagators.create(TextMapPropagator.composite(
-                        W3CTraceContextPropagator.getInstance(), W3CBaggagePropagator.getInstance())))
-                .build();
+        otel = InMemorySdk.exportingTo(spans);
         db = TestDatabase.postgres(null);
         HikariConfig config = new HikariConfig();
         config.setDataSource(db.dataSource());
