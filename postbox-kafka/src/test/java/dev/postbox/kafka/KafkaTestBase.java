@@ -49,6 +49,8 @@ abstract class KafkaTestBase {
         HikariConfig pool = new HikariConfig();
         pool.setDataSource(db.dataSource());
         pool.setMaximumPoolSize(6);
+        // one commit per consumed event: no fsync wait (durability is not under test; as the RabbitMQ and NATS tests)
+        pool.setConnectionInitSql("SET synchronous_commit TO off");
         ds = new HikariDataSource(pool);
         postbox = Postbox.builder(ds).source("kafka-test").build();
         postbox.schema().install();
