@@ -12,14 +12,19 @@ import java.util.concurrent.Future;
 
 /**
  * The database's ceiling for this workload's unit of work: single-row auto-commit INSERTs into
- * {@code bench_ceiling} from {@value #THREADS} connections, for {@value #MAX_MILLIS} ms or
+ * {@code bench_ceiling} from {@value #THREADS} connections, for {@link #MAX_MILLIS} (5,000 ms) or
  * {@value #MAX_ROWS_PER_THREAD} rows each, whichever comes first. Every commit is a durable write, so this is
  * about the most transactions per second the server can take from two clients.
  */
 final class Ceiling {
 
     static final int THREADS = 2;
-    static final long MAX_MILLIS = 5_000;
+    /**
+     * The measured window: 5,000 ms, or {@code -Dpostbox.bench.ceiling-ms}; postbox-bench's own tests (the short CI
+     * runs, which assert on the RESULT line, never on the ceiling) take 1,000 ms (its pom). The CEILING line prints
+     * the seconds it measured.
+     */
+    static final long MAX_MILLIS = Long.getLong("postbox.bench.ceiling-ms", 5_000);
     static final int MAX_ROWS_PER_THREAD = 20_000;
     private static final int WARMUP_ROWS = 200;
 

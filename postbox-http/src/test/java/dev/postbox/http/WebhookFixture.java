@@ -49,6 +49,8 @@ abstract class WebhookFixture extends DatabaseContract {
         config.setDataSource(ds);
         config.setMaximumPoolSize(16);
         config.setPoolName("consumer");
+        // one commit per delivered event: no fsync wait (durability is not under test; as the RabbitMQ and NATS tests)
+        config.setConnectionInitSql("SET synchronous_commit TO off");
         consumerPool = new com.zaxxer.hikari.HikariDataSource(config);
         exec("CREATE TABLE delivered (arrival BIGSERIAL PRIMARY KEY, event_no VARCHAR(128) NOT NULL,"
                 + " aggregate_id VARCHAR(64) NOT NULL, seq BIGINT NOT NULL)");

@@ -1,6 +1,7 @@
 package dev.postbox.kafka;
 
 import dev.postbox.common.RetryPolicy;
+import dev.postbox.kafka.testing.KafkaCluster;
 import dev.postbox.outbox.OutboxStatus;
 import dev.postbox.relay.Relay;
 import dev.postbox.relay.Routes;
@@ -17,10 +18,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A real relay publishing through {@link KafkaPublisher} to an in-process broker, consumed by
  * {@link KafkaEnvelopeConsumer}s into a table via the inbox: order per aggregate and no loss, also
- * across a broker outage. The outage test runs last since it takes the broker down.
+ * across a broker outage. The outage test runs last since it takes the broker down: this class has a cluster of
+ * its own, not the test JVM's shared one.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaRelayTest extends KafkaTestBase {
+
+    @Override
+    protected KafkaCluster cluster() {
+        return KafkaCluster.start();
+    }
 
     private long outboxStatus(OutboxStatus status) {
         return countQuietly("SELECT COUNT(*) FROM " + postbox.tables().outbox() + " WHERE publish_status = " + status.code());

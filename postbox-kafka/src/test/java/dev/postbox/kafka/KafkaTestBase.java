@@ -23,8 +23,11 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
- * One in-process Kafka cluster and one throw-away PostgreSQL schema per test class, with the Postbox
- * tables and a table {@code received} that the consumers' work fills (one row per event that ran).
+ * An in-process Kafka cluster and one throw-away PostgreSQL schema per test class, with the Postbox
+ * tables and a table {@code received} that the consumers' work fills (one row per event that ran). The cluster
+ * is the test JVM's shared one ({@link KafkaCluster#shared()}: every test creates its topics with unique names and
+ * its consumer groups are named after its consumers, which no other class of this module uses); a class that
+ * takes the broker down overrides {@link #cluster()} with one of its own.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class KafkaTestBase {
@@ -34,13 +37,20 @@ abstract class KafkaTestBase {
     protected HikariDataSource ds;
     protected Postbox postbox;
 
+    /** The cluster this class runs on: the test JVM's shared one; its own for a class that stops the broker. */
+    protected KafkaCluster cluster() {
+        return KafkaCluster.shared();
+    }
+
     @BeforeAll
     final void startServices() throws Exception {
-        kafka = KafkaCluster.start();
+        kafka = cluster();
         db = TestDatabase.postgres(null);
         HikariConfig pool = new HikariConfig();
         pool.setDataSource(db.dataSource());
         pool.setMaximumPoolSize(6);
+        // one commit per consumed event: no fsync wait (durability is not under test; as the RabbitMQ and NATS tests)
+        pool.setConnectionInitSql("SET synchronous_commit TO off");
         ds = new HikariDataSource(pool);
         postbox = Postbox.builder(ds).source("kafka-test").build();
         postbox.schema().install();
@@ -59,7 +69,7 @@ abstract class KafkaTestBase {
             }
         } finally {
             if (kafka != null) {
-                kafka.close();
+                kafka.close(); // nothing for the shared cluster
             }
         }
     }

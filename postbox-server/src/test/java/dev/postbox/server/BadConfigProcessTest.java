@@ -217,7 +217,8 @@ class BadConfigProcessTest {
      */
     @Test
     void validateExits1NamingAMissingTopicAndASourceWithoutTables() throws Exception {
-        try (KafkaCluster kafka = KafkaCluster.start(); TestDatabase empty = TestDatabase.mariadb(null)) {
+        KafkaCluster kafka = KafkaCluster.shared(); // the test JVM's: the topic has this class's RUN in its name
+        try (TestDatabase empty = TestDatabase.mariadb(null)) {
             kafka.createTopicNamed("present-" + RUN, 1);
             Path file = DIR.resolve("missing-topic-and-tables.yml");
             Files.writeString(file, """

@@ -76,7 +76,7 @@ class RelayServerTest {
         Postbox.builder(pg.dataSource()).build().schema().install();
         maria = TestDatabase.mariadb(null);
         Postbox.builder(maria.dataSource()).build().schema().install();
-        kafka = KafkaCluster.start();
+        kafka = KafkaCluster.shared(); // the test JVM's: this class's topics have its RUN in their names
         kafka.createTopicNamed(TOPIC, 2);
         kafka.createTopicNamed(OUTAGE_TOPIC, 1);
         ConnectionFactory f = new ConnectionFactory();
@@ -114,7 +114,6 @@ class RelayServerTest {
         channel.exchangeDelete(OUTAGE_EXCHANGE);
         rabbit.close();
         hook.stop(0);
-        kafka.close();
         pg.close();
         maria.close();
     }

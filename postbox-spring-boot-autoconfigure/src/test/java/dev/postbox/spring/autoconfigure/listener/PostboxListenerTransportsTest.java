@@ -56,16 +56,12 @@ class PostboxListenerTransportsTest {
     void open() throws Exception {
         db = TestDatabase.postgres(null);
         ds = db.dataSource();
-        kafka = KafkaCluster.start();
+        kafka = KafkaCluster.shared(); // the test JVM's: the topic gets a unique name, no other class uses group inventory-kafka
     }
 
     @AfterAll
     void close() throws Exception {
-        try {
-            kafka.close();
-        } finally {
-            db.close();
-        }
+        db.close();
     }
 
     @BeforeEach
@@ -131,6 +127,9 @@ class PostboxListenerTransportsTest {
         List<String> nos = events.stream().map(OutboxEvent::eventNo).toList();
         nos.forEach(no -> awaitStatus(ds, no, 2));
         Await.until("the listener reserved " + nos, WAIT, () -> inventory.seen.containsAll(nos), () -> inventory.seen);
+        // seen is filled inside the listener's transaction: wait for the last one to commit before counting rows
+        Await.until("the listener's transactions committed", WAIT, () -> nos.stream().allMatch(no ->
+                count(ds, "SELECT COUNT(*) FROM biz_consume_log WHERE consumer = ? AND event_no = ?", consumer, no) > 0));
         for (String no : nos) {
             assertThat(count(ds, "SELECT COUNT(*) FROM reservation WHERE event_no = ?", no)).as(no).isEqualTo(1);
             assertThat(count(ds, "SELECT COUNT(*) FROM biz_consume_log WHERE consumer = ? AND event_no = ?", consumer, no))
