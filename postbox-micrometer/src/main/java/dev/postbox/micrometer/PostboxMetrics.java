@@ -503,10 +503,11 @@ public final class PostboxMetrics implements MeterBinder, RelayListener, WorkerL
         }
         try {
             ChannelMeters m = meters(event);
-            m.published().increment();
+            // the latency first: whoever sees the event counted published sees its latency too
             if (latency != null && !latency.isNegative()) {
                 m.latency().record(latency);
             }
+            m.published().increment();
         } catch (RuntimeException ignored) {
             // a metric must never disturb the relay
         }
