@@ -36,7 +36,7 @@ public abstract class OrderFlowContract extends OrderServiceE2eBase {
     private InventoryService inventory;
 
     @Test
-    void thousandConcurrentOrdersAreAllConfirmedWithinTenSecondsOfTheLastAnswer() throws Exception {
+    void thousandConcurrentOrdersAreAllConfirmedWithinThirtySecondsOfTheLastAnswer() throws Exception {
         String user = "load-" + UUID.randomUUID();
         List<String> skus = List.of("SKU-1", "SKU-2");
         Map<String, long[]> stockBefore = stock(skus);
@@ -45,16 +45,17 @@ public abstract class OrderFlowContract extends OrderServiceE2eBase {
         long lastAnswer = System.nanoTime();
         assertThat(orderNos).hasSize(ORDERS).doesNotHaveDuplicates();
 
-        boolean confirmed = await(Duration.ofSeconds(10), () -> count(
+        // a bound for a loaded 2-core CI machine running two modules' tests at once, not a latency claim (the bench's)
+        boolean confirmed = await(Duration.ofSeconds(30), () -> count(
                 "SELECT count(*) FROM t_order WHERE user_id = ? AND status = 'CONFIRMED'", user) == ORDERS);
         long allConfirmed = System.nanoTime();
-        assertThat(confirmed).as("all %d orders CONFIRMED within 10 s of the last answer; CONFIRMED: %d", ORDERS,
+        assertThat(confirmed).as("all %d orders CONFIRMED within 30 s of the last answer; CONFIRMED: %d", ORDERS,
                 count("SELECT count(*) FROM t_order WHERE user_id = ? AND status = 'CONFIRMED'", user)).isTrue();
         System.out.printf("[%s] %d orders placed over HTTP by %d clients in %d ms; all CONFIRMED %d ms after the last answer%n",
                 database().kind(), ORDERS, CLIENTS, (lastAnswer - started) / 1_000_000, (allConfirmed - lastAnswer) / 1_000_000);
 
         // the relay records PUBLISHED after the consumer returned: give it its moment
-        assertThat(await(Duration.ofSeconds(10), () -> count("""
+        assertThat(await(Duration.ofSeconds(30), () -> count("""
                 SELECT count(*) FROM %s e JOIN t_order o ON e.aggregate_id = o.order_no
                 WHERE o.user_id = ? AND e.event_type = 'ORDER_CREATED' AND e.publish_status = 2""".formatted(outbox()),
                 user) == ORDERS)).isTrue();
